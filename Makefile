@@ -1,0 +1,48 @@
+# thpnuma top-level Makefile. Kbuild re-enters it with KERNELRELEASE set.
+ifneq ($(KERNELRELEASE),)
+include $(src)/version.mk
+export THPNUMA_VERSION
+include $(src)/Kbuild
+else
+
+TOP := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
+include $(TOP)/version.mk
+include $(TOP)/kernels.mk
+
+KVER ?= $(shell uname -r)
+KDIR ?= /lib/modules/$(KVER)/build
+PREFIX ?= /usr/local
+DESTDIR ?=
+CC ?= cc
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Wno-unused-parameter
+BUILD := build
+
+.PHONY: all module modules userspace install clean check check-host check-dkms \
+	check-vm demo kernels
+
+all: module
+
+module modules:
+	$(MAKE) -C $(KDIR) M=$(TOP) THPNUMA_VERSION=$(THPNUMA_VERSION) modules
+
+# Module built out of the source tree for one pinned kernel (used by the VM).
+$(BUILD)/%/thpnuma.ko: $(wildcard $(TOP)/module/*.[ch]) $(TOP)/Kbuild $(TOP)/module/Kbuild
+	rm -rf $(BUILD)/$*/src && mkdir -p $(BUILD)/$*/src
+	cp -r $(TOP)/Kbuild $(TOP)/version.mk $(TOP)/module $(BUILD)/$*/src/
+	$(MAKE) -C /usr/src/linux-headers-$* M=$(abspath $(BUILD)/$*/src) modules
+	cp $(BUILD)/$*/src/module/thpnuma.ko $@
+
+include $(TOP)/userspace/userspace.mk
+include $(TOP)/tests/tests.mk
+
+install: module userspace
+	$(MAKE) -C $(KDIR) M=$(TOP) INSTALL_MOD_DIR=extra INSTALL_MOD_PATH=$(DESTDIR) modules_install
+	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
+	$(MAKE) -f $(TOP)/Makefile install-userspace
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(TOP) clean 2>/dev/null || true
+	rm -rf $(BUILD)
+
+endif

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Differences between the supported kernels, in one place. */
+#ifndef THPNUMA_COMPAT_H
+#define THPNUMA_COMPAT_H
+
+#include <linux/gfp.h>
+#include <linux/ptrace.h>
+#include <linux/version.h>
+
+#ifndef CONFIG_X86_64
+#error "thpnuma supports x86_64 only: the hook edits argument registers"
+#endif
+
+/*
+ * Memory allocation profiling (6.10) renamed the exported allocators to
+ * *_noprof; the caller's alloc_hooks() has already set the tag, so the
+ * replacement calls the _noprof variants and keeps the caller's attribution.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#define THPNUMA_HOOKED_SYMBOL		"vma_alloc_folio_noprof"
+#define thpnuma_kernel_vma_alloc_folio	vma_alloc_folio_noprof
+#define thpnuma_folio_alloc		__folio_alloc_noprof
+/* 6.10+ ignores "hugepage"; mTHP passes true too, so order decides. */
+#define thpnuma_hugepage_arg_matters	false
+#else
+#define THPNUMA_HOOKED_SYMBOL		"vma_alloc_folio"
+#define thpnuma_kernel_vma_alloc_folio	vma_alloc_folio
+#define thpnuma_folio_alloc		__folio_alloc
+#define thpnuma_hugepage_arg_matters	true
+#endif
+
+#define THPNUMA_THP_FAULT_SYMBOL	"do_huge_pmd_anonymous_page"
+
+/* Argument registers of a traced function, from ftrace's saved pt_regs. */
+static __always_inline unsigned long thpnuma_arg(struct pt_regs *regs,
+						 unsigned int n)
+{
+	return regs_get_kernel_argument(regs, n);
+}
+
+/* x86_64 SysV: the third argument lives in %rdx. */
+static __always_inline void thpnuma_set_arg2(struct pt_regs *regs,
+					     unsigned long val)
+{
+	regs->dx = val;
+}
+
+int thpnuma_lookup_function(const char *name, unsigned long *start,
+			    unsigned long *size);
+
+#endif /* THPNUMA_COMPAT_H */

@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The THP fault allocation hook and the probes that observe compaction and
+ * reclaim on behalf of hooked allocations.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpuset.h>
+#include <linux/delay.h>
+#include <linux/ftrace.h>
+#include <linux/huge_mm.h>
+#include <linux/kprobes.h>
+#include <linux/mempolicy.h>
+#include <linux/mm.h>
+#include <linux/compaction.h>
+#include <linux/mmzone.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/timekeeping.h>
+#include "compat.h"
+#include "thpnuma.h"
+
+/*
+ * Tasks inside a hooked allocation, so the reclaim hook and the probes can
+ * tell our allocations from everyone else's. Each CPU has its own slots:
+ * entering writes only this CPU's cache line.
+ */
+#define THPNUMA_SLOTS_PER_CPU	8
+#define NO_LOCAL_ATTEMPT	(-1)
+
+struct thpnuma_slot {
+	struct task_struct *task;
+	int local_effort;	/* zone_reclaim during the local attempt */
+	int reclaim_node;	/* first node direct reclaim scanned */
+};
+
+struct thpnuma_slots {
+	struct thpnuma_slot slot[THPNUMA_SLOTS_PER_CPU];
+};
+
+static DEFINE_PER_CPU_ALIGNED(struct thpnuma_slots, thpnuma_slots);
+/* Tasks inside a replacement function; the sum over CPUs is exact. */
+static DEFINE_PER_CPU(long, thpnuma_inflight);
+
+static unsigned long thp_fault_start, thp_fault_size;
+
+static struct thpnuma_slot *slot_enter(void)
+{
+	struct thpnuma_slots *s = get_cpu_ptr(&thpnuma_slots);
+	struct thpnuma_slot *found = NULL;
+	int i;
+
+	/* Only this CPU claims its slots, and it does so with preemption off. */
+	for (i = 0; i < THPNUMA_SLOTS_PER_CPU; i++) {
+		if (!READ_ONCE(s->slot[i].task)) {
+			found = &s->slot[i];
+			found->local_effort = NO_LOCAL_ATTEMPT;
+			found->reclaim_node = NUMA_NO_NODE;
+			WRITE_ONCE(found->task, current);
+			break;
+		}
+	}
+	put_cpu_ptr(&thpnuma_slots);
+	return found;
+}
+
+static void slot_exit(struct thpnuma_slot *slot)
+{
+	if (slot)
+		WRITE_ONCE(slot->task, NULL);
+}
+
+/* Slow paths only: compaction, reclaim. */
+static struct thpnuma_slot *slot_find(struct task_struct *task)
+{
+	int cpu, i;
+
+	for_each_possible_cpu(cpu) {
+		struct thpnuma_slots *s = per_cpu_ptr(&thpnuma_slots, cpu);
+
+		for (i = 0; i < THPNUMA_SLOTS_PER_CPU; i++)
+			if (READ_ONCE(s->slot[i].task) == task)
+				return &s->slot[i];
+	}
+	return NULL;
+}
+
+static struct folio *alloc_strict_local(gfp_t gfp, int order, int local)
+{
+	return thpnuma_folio_alloc(gfp | __GFP_THISNODE, order, local, NULL);
+}
+
+static struct folio *alloc_local_then_remote(gfp_t gfp, int order, int local,
+					     unsigned int zone_reclaim,
+					     struct thpnuma_slot *slot)
+{
+	struct thpnuma_local_effort effort = thpnuma_local_effort(zone_reclaim);
+	gfp_t local_gfp = gfp | __GFP_THISNODE | __GFP_NORETRY;
+	struct folio *folio = NULL;
+	nodemask_t remote;
+
+	if (!effort.wake_kswapd)
+		local_gfp &= ~__GFP_KSWAPD_RECLAIM;
+	/* Without a slot the reclaim hook cannot restrain us: skip reclaim. */
+	if (!slot)
+		local_gfp &= ~__GFP_DIRECT_RECLAIM;
+
+	if (node_isset(local, cpuset_current_mems_allowed)) {
+		if (slot)
+			WRITE_ONCE(slot->local_effort, zone_reclaim);
+		folio = thpnuma_folio_alloc(local_gfp, order, local, NULL);
+		if (slot)
+			WRITE_ONCE(slot->local_effort, NO_LOCAL_ATTEMPT);
+		if (folio)
+			return folio;
+	}
+
+	/* The local zonelist minus the local node: remote nodes by distance. */
+	nodes_and(remote, cpuset_current_mems_allowed, node_states[N_MEMORY]);
+	node_clear(local, remote);
+	if (nodes_empty(remote))
+		return NULL;
+	return thpnuma_folio_alloc(gfp, order, local, &remote);
+}
+
+static struct folio *hooked_alloc(gfp_t gfp, int order,
+				  struct vm_area_struct *vma,
+				  unsigned long addr, bool hugepage,
+				  enum thpnuma_action action)
+{
+	struct thpnuma_config cfg = thpnuma_config_get();
+	int local = numa_node_id();
+	struct thpnuma_slot *slot;
+	struct folio *folio;
+	u64 start;
+	int nid;
+
+	this_cpu_inc(thpnuma_inflight);
+	slot = slot_enter();
+	start = ktime_get_ns();
+
+	switch (action) {
+	case THPNUMA_ACT_STRICT_LOCAL:
+		folio = alloc_strict_local(gfp, order, local);
+		break;
+	case THPNUMA_ACT_LOCAL_THEN_REMOTE:
+		folio = alloc_local_then_remote(gfp, order, local,
+						cfg.zone_reclaim, slot);
+		break;
+	default:
+		/* Our caller is not the THP fault path: the hook lets it by. */
+		folio = thpnuma_kernel_vma_alloc_folio(gfp, order, vma, addr,
+						       hugepage);
+		break;
+	}
+
+	thpnuma_count(local, THPNUMA_ALLOC_NS, ktime_get_ns() - start);
+	if (!folio) {
+		thpnuma_count(local, THPNUMA_THP_FALLBACK, 1);
+	} else {
+		nid = folio_nid(folio);
+		if (nid == local) {
+			thpnuma_count(local, THPNUMA_THP_LOCAL, 1);
+		} else {
+			thpnuma_count(local, THPNUMA_THP_REMOTE, 1);
+			thpnuma_count(nid, THPNUMA_THP_REMOTE_IN, 1);
+		}
+	}
+	slot_exit(slot);
+	this_cpu_dec(thpnuma_inflight);
+	return folio;
+}
+
+/* Replacements with the hooked function's signature, one per action. */
+static struct folio *thpnuma_alloc_count_only(gfp_t gfp, int order,
+					      struct vm_area_struct *vma,
+					      unsigned long addr, bool hugepage)
+{
+	return hooked_alloc(gfp, order, vma, addr, hugepage,
+			    THPNUMA_ACT_COUNT_ONLY);
+}
+
+static struct folio *thpnuma_alloc_strict_local(gfp_t gfp, int order,
+						struct vm_area_struct *vma,
+						unsigned long addr,
+						bool hugepage)
+{
+	return hooked_alloc(gfp, order, vma, addr, hugepage,
+			    THPNUMA_ACT_STRICT_LOCAL);
+}
+
+static struct folio *thpnuma_alloc_local_then_remote(gfp_t gfp, int order,
+						     struct vm_area_struct *vma,
+						     unsigned long addr,
+						     bool hugepage)
+{
+	return hooked_alloc(gfp, order, vma, addr, hugepage,
+			    THPNUMA_ACT_LOCAL_THEN_REMOTE);
+}
+
+/* Replaces try_to_free_pages() when the local attempt may not reclaim. */
+static unsigned long thpnuma_skip_reclaim(struct zonelist *zonelist, int order,
+					  gfp_t gfp_mask, nodemask_t *nodemask)
+{
+	return 0;
+}
+
+static void notrace thpnuma_alloc_hook(unsigned long ip,
+				       unsigned long parent_ip,
+				       struct ftrace_ops *op,
+				       struct ftrace_regs *fregs)
+{
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+	struct vm_area_struct *vma;
+	struct thpnuma_fault fault;
+	unsigned long target;
+
+	/* Cheapest tests first: this runs for every anonymous page fault. */
+	if ((int)thpnuma_arg(regs, 1) != HPAGE_PMD_ORDER)
+		return;
+	/* Our own calls come from this module, so they never match here. */
+	if (parent_ip - thp_fault_start >= thp_fault_size)
+		return;
+
+	vma = (struct vm_area_struct *)thpnuma_arg(regs, 2);
+	fault.pmd_order = !thpnuma_hugepage_arg_matters ||
+			  (bool)thpnuma_arg(regs, 4);
+	fault.thp_fault = true;
+	fault.madvised = vma->vm_flags & VM_HUGEPAGE;
+	fault.has_mempolicy = vma->vm_policy || current->mempolicy;
+
+	switch (thpnuma_decide(READ_ONCE(thpnuma_config_word), &fault)) {
+	case THPNUMA_ACT_PASSTHROUGH:
+		thpnuma_count(numa_node_id(), THPNUMA_PASSTHROUGH, 1);
+		return;
+	case THPNUMA_ACT_COUNT_ONLY:
+		target = (unsigned long)thpnuma_alloc_count_only;
+		break;
+	case THPNUMA_ACT_STRICT_LOCAL:
+		target = (unsigned long)thpnuma_alloc_strict_local;
+		break;
+	case THPNUMA_ACT_LOCAL_THEN_REMOTE:
+		target = (unsigned long)thpnuma_alloc_local_then_remote;
+		break;
+	default:
+		return;
+	}
+	instruction_pointer_set(regs, target);
+}
+
+static void notrace thpnuma_reclaim_hook(unsigned long ip,
+					 unsigned long parent_ip,
+					 struct ftrace_ops *op,
+					 struct ftrace_regs *fregs)
+{
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+	struct thpnuma_local_effort effort;
+	struct thpnuma_slot *slot;
+	gfp_t gfp;
+	int zone_reclaim;
+
+	slot = slot_find(current);
+	if (!slot)
+		return;
+	zone_reclaim = READ_ONCE(slot->local_effort);
+	if (zone_reclaim == NO_LOCAL_ATTEMPT)
+		return;
+
+	effort = thpnuma_local_effort(zone_reclaim);
+	if (!effort.reclaim) {
+		instruction_pointer_set(regs, (unsigned long)thpnuma_skip_reclaim);
+		return;
+	}
+	gfp = (gfp_t)thpnuma_arg(regs, 2);
+	if (!effort.enter_fs)
+		gfp &= ~__GFP_FS;
+	if (!effort.swap)
+		gfp &= ~__GFP_IO;
+	thpnuma_set_arg2(regs, (unsigned long)gfp);
+}
+
+struct thpnuma_hook {
+	const char *name;
+	ftrace_func_t func;
+	struct ftrace_ops ops;
+};
+
+static struct thpnuma_hook thpnuma_hooks[] = {
+	{ .name = THPNUMA_HOOKED_SYMBOL,	.func = thpnuma_alloc_hook },
+	{ .name = "try_to_free_pages",		.func = thpnuma_reclaim_hook },
+};
+
+static int hook_install(struct thpnuma_hook *hook)
+{
+	int err;
+
+	hook->ops.func = hook->func;
+	hook->ops.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION |
+			  FTRACE_OPS_FL_IPMODIFY;
+
+	err = ftrace_set_filter(&hook->ops, (unsigned char *)hook->name,
+				strlen(hook->name), 0);
+	if (err) {
+		pr_err("cannot hook %s: not found or not traceable (%d)\n",
+		       hook->name, err);
+		return err;
+	}
+	err = register_ftrace_function(&hook->ops);
+	if (err) {
+		if (err == -EBUSY)
+			pr_err("cannot hook %s: another ftrace user with IPMODIFY (a livepatch?) owns it\n",
+			       hook->name);
+		else
+			pr_err("cannot hook %s: register_ftrace_function: %d\n",
+			       hook->name, err);
+		ftrace_free_filter(&hook->ops);
+		return err;
+	}
+	return 0;
+}
+
+static void hook_remove(struct thpnuma_hook *hook)
+{
+	int err = unregister_ftrace_function(&hook->ops);
+
+	if (err)
+		pr_err("cannot unhook %s: %d\n", hook->name, err);
+	ftrace_free_filter(&hook->ops);
+}
+
+static long inflight_sum(void)
+{
+	long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(thpnuma_inflight, cpu);
+	return sum;
+}
+
+int thpnuma_hooks_install(void)
+{
+	int i, err;
+
+	err = thpnuma_lookup_function(THPNUMA_THP_FAULT_SYMBOL,
+				      &thp_fault_start, &thp_fault_size);
+	if (err)
+		return err;
+
+	for (i = 0; i < ARRAY_SIZE(thpnuma_hooks); i++) {
+		err = hook_install(&thpnuma_hooks[i]);
+		if (err)
+			goto rollback;
+	}
+	return 0;
+
+rollback:
+	while (--i >= 0)
+		hook_remove(&thpnuma_hooks[i]);
+	synchronize_rcu_tasks();
+	return err;
+}
+
+void thpnuma_hooks_remove(void)
+{
+	int i;
+
+	for (i = ARRAY_SIZE(thpnuma_hooks) - 1; i >= 0; i--)
+		hook_remove(&thpnuma_hooks[i]);
+
+	/*
+	 * A task may have been sent to a replacement and not yet counted
+	 * itself in flight; it cannot have slept voluntarily in between.
+	 */
+	synchronize_rcu_tasks();
+	/* Tasks still inside a replacement can sleep in reclaim: wait. */
+	while (inflight_sum())
+		msleep(20);
+	/* Let the last ones return out of this module's text. */
+	synchronize_rcu_tasks();
+}
+
+/* Observation: compaction and direct reclaim run by hooked allocations. */
+
+struct compact_probe_data {
+	int nid;
+};
+
+static int compact_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct compact_probe_data *data = (void *)ri->data;
+	struct zone *zone = (struct zone *)thpnuma_arg(regs, 0);
+
+	if (!slot_find(current))
+		return 1;
+	data->nid = zone_to_nid(zone);
+	return 0;
+}
+
+static int compact_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct compact_probe_data *data = (void *)ri->data;
+	enum compact_result result = regs_return_value(regs);
+
+	if (result == COMPACT_SKIPPED)
+		return 0;
+	thpnuma_count(data->nid, THPNUMA_COMPACT_STALL, 1);
+	thpnuma_count(data->nid, result == COMPACT_SUCCESS ?
+		      THPNUMA_COMPACT_SUCCESS : THPNUMA_COMPACT_FAIL, 1);
+	return 0;
+}
+
+struct reclaim_probe_data {
+	struct thpnuma_slot *slot;
+};
+
+static int reclaim_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct reclaim_probe_data *data = (void *)ri->data;
+
+	data->slot = slot_find(current);
+	if (!data->slot)
+		return 1;
+	WRITE_ONCE(data->slot->reclaim_node, NUMA_NO_NODE);
+	return 0;
+}
+
+static int reclaim_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct reclaim_probe_data *data = (void *)ri->data;
+	int nid = READ_ONCE(data->slot->reclaim_node);
+
+	/* No node scanned: reclaim was skipped, nothing to count. */
+	if (nid == NUMA_NO_NODE)
+		return 0;
+	thpnuma_count(nid, THPNUMA_RECLAIM_STALL, 1);
+	thpnuma_count(nid, THPNUMA_RECLAIM_PAGES, regs_return_value(regs));
+	return 0;
+}
+
+static int shrink_node_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	pg_data_t *pgdat = (pg_data_t *)thpnuma_arg(regs, 0);
+	struct thpnuma_slot *slot = slot_find(current);
+
+	if (slot && READ_ONCE(slot->reclaim_node) == NUMA_NO_NODE)
+		WRITE_ONCE(slot->reclaim_node, pgdat->node_id);
+	return 0;
+}
+
+#define THPNUMA_KRETPROBE_MAXACTIVE	64
+
+static struct kretprobe compact_probe = {
+	.kp.symbol_name	= "compact_zone_order",
+	.entry_handler	= compact_entry,
+	.handler	= compact_return,
+	.data_size	= sizeof(struct compact_probe_data),
+	.maxactive	= THPNUMA_KRETPROBE_MAXACTIVE,
+};
+
+static struct kretprobe reclaim_probe = {
+	.kp.symbol_name	= "try_to_free_pages",
+	.entry_handler	= reclaim_entry,
+	.handler	= reclaim_return,
+	.data_size	= sizeof(struct reclaim_probe_data),
+	.maxactive	= THPNUMA_KRETPROBE_MAXACTIVE,
+};
+
+static struct kprobe shrink_node_probe = {
+	.symbol_name	= "shrink_node",
+	.pre_handler	= shrink_node_pre,
+};
+
+int thpnuma_probes_install(void)
+{
+	int err;
+
+	err = register_kretprobe(&compact_probe);
+	if (err) {
+		pr_err("cannot probe %s: %d\n", compact_probe.kp.symbol_name, err);
+		return err;
+	}
+	err = register_kretprobe(&reclaim_probe);
+	if (err) {
+		pr_err("cannot probe %s: %d\n", reclaim_probe.kp.symbol_name, err);
+		goto err_compact;
+	}
+	err = register_kprobe(&shrink_node_probe);
+	if (err) {
+		pr_err("cannot probe %s: %d\n", shrink_node_probe.symbol_name, err);
+		goto err_reclaim;
+	}
+	return 0;
+
+err_reclaim:
+	unregister_kretprobe(&reclaim_probe);
+err_compact:
+	unregister_kretprobe(&compact_probe);
+	return err;
+}
+
+void thpnuma_probes_remove(void)
+{
+	unregister_kprobe(&shrink_node_probe);
+	unregister_kretprobe(&reclaim_probe);
+	unregister_kretprobe(&compact_probe);
+}

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Policy decision for thpnuma. No kernel headers beyond basic types: the
+ * host unit tests compile this file as it is.
+ */
+#ifdef __KERNEL__
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#include <linux/kernel.h>
+#include <linux/string.h>
+#else
+#include <stdio.h>
+#include <string.h>
+#define scnprintf thpnuma_scnprintf
+static int thpnuma_scnprintf(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+#include <stdarg.h>
+static int thpnuma_scnprintf(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!size)
+		return 0;
+	va_start(ap, fmt);
+	n = vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return 0;
+	return (size_t)n >= size ? (int)size - 1 : n;
+}
+#endif
+
+#include "policy.h"
+
+const char *const thpnuma_policy_names[THPNUMA_NR_POLICIES] = {
+	[THPNUMA_POLICY_KERNEL]			= "kernel",
+	[THPNUMA_POLICY_STRICT_LOCAL]		= "strict-local",
+	[THPNUMA_POLICY_LOCAL_THEN_REMOTE]	= "local-then-remote",
+};
+
+const char *const thpnuma_scope_names[THPNUMA_NR_SCOPES] = {
+	[THPNUMA_SCOPE_ALL]	= "all",
+	[THPNUMA_SCOPE_MADVISE]	= "madvise",
+};
+
+#define CFG_POLICY_SHIFT	0
+#define CFG_ZR_SHIFT		8
+#define CFG_SCOPE_SHIFT		16
+#define CFG_FIELD_MASK		0xffu
+
+u32 thpnuma_config_pack(const struct thpnuma_config *cfg)
+{
+	return (cfg->policy & CFG_FIELD_MASK) << CFG_POLICY_SHIFT |
+	       (cfg->zone_reclaim & CFG_FIELD_MASK) << CFG_ZR_SHIFT |
+	       (cfg->scope & CFG_FIELD_MASK) << CFG_SCOPE_SHIFT;
+}
+
+struct thpnuma_config thpnuma_config_unpack(u32 word)
+{
+	struct thpnuma_config cfg = {
+		.policy		= (word >> CFG_POLICY_SHIFT) & CFG_FIELD_MASK,
+		.zone_reclaim	= (word >> CFG_ZR_SHIFT) & CFG_FIELD_MASK,
+		.scope		= (word >> CFG_SCOPE_SHIFT) & CFG_FIELD_MASK,
+	};
+
+	return cfg;
+}
+
+enum thpnuma_action thpnuma_decide(u32 config, const struct thpnuma_fault *f)
+{
+	struct thpnuma_config cfg = thpnuma_config_unpack(config);
+
+	if (!f->pmd_order || !f->thp_fault)
+		return THPNUMA_ACT_IGNORE;
+	if (cfg.scope == THPNUMA_SCOPE_MADVISE && !f->madvised)
+		return THPNUMA_ACT_IGNORE;
+	/* An explicit memory policy is the user's word: it wins. */
+	if (f->has_mempolicy)
+		return THPNUMA_ACT_PASSTHROUGH;
+
+	switch (cfg.policy) {
+	case THPNUMA_POLICY_STRICT_LOCAL:
+		return THPNUMA_ACT_STRICT_LOCAL;
+	case THPNUMA_POLICY_LOCAL_THEN_REMOTE:
+		return THPNUMA_ACT_LOCAL_THEN_REMOTE;
+	default:
+		return THPNUMA_ACT_COUNT_ONLY;
+	}
+}
+
+struct thpnuma_local_effort thpnuma_local_effort(unsigned int zone_reclaim)
+{
+	struct thpnuma_local_effort e = {
+		.reclaim	= zone_reclaim & THPNUMA_ZR_MASK,
+		.enter_fs	= zone_reclaim & THPNUMA_ZR_WRITE,
+		.swap		= zone_reclaim & THPNUMA_ZR_SWAP,
+		.wake_kswapd	= zone_reclaim & THPNUMA_ZR_MASK,
+	};
+
+	return e;
+}
+
+/* Length of @buf without one trailing newline; -1 if the input is bad. */
+static long strip_newline(const char *buf, size_t len)
+{
+	if (!len || len > THPNUMA_MAX_WRITE)
+		return -1;
+	if (buf[len - 1] == '\n')
+		len--;
+	if (!len)
+		return -1;
+	return (long)len;
+}
+
+int thpnuma_parse_choice(const char *buf, size_t len,
+			 const char *const *names, unsigned int nr_names,
+			 unsigned int *out)
+{
+	long n = strip_newline(buf, len);
+	unsigned int i;
+
+	if (n < 0)
+		return -EINVAL;
+	for (i = 0; i < nr_names; i++) {
+		if (strlen(names[i]) == (size_t)n &&
+		    !memcmp(buf, names[i], n)) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int thpnuma_parse_zone_reclaim(const char *buf, size_t len, unsigned int *out)
+{
+	long n = strip_newline(buf, len);
+
+	/* Exactly one decimal digit 0-7: no signs, spaces or leading zeros. */
+	if (n != 1 || buf[0] < '0' || buf[0] > '7')
+		return -EINVAL;
+	*out = (unsigned int)(buf[0] - '0');
+	return 0;
+}
+
+int thpnuma_format_choices(char *buf, size_t size, const char *const *names,
+			   unsigned int nr_names, unsigned int current_choice)
+{
+	int len = 0;
+	unsigned int i;
+
+	if (!size)
+		return 0;
+	buf[0] = '\0';
+	for (i = 0; i < nr_names; i++) {
+		const char *fmt = i == current_choice ? "%s[%s]" : "%s%s";
+
+		len += scnprintf(buf + len, size - len, fmt, i ? " " : "",
+				 names[i]);
+	}
+	len += scnprintf(buf + len, size - len, "\n");
+	return len;
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Policy decision for thpnuma: plain C with no kernel dependencies, so the
+ * host unit tests compile this very file.
+ */
+#ifndef THPNUMA_POLICY_H
+#define THPNUMA_POLICY_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/errno.h>
+#else
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+typedef uint32_t u32;
+#endif
+
+enum thpnuma_policy {
+	THPNUMA_POLICY_KERNEL,
+	THPNUMA_POLICY_STRICT_LOCAL,
+	THPNUMA_POLICY_LOCAL_THEN_REMOTE,
+	THPNUMA_NR_POLICIES,
+};
+
+enum thpnuma_scope {
+	THPNUMA_SCOPE_ALL,
+	THPNUMA_SCOPE_MADVISE,
+	THPNUMA_NR_SCOPES,
+};
+
+/* zone_reclaim bits, as in vm.zone_reclaim_mode. */
+#define THPNUMA_ZR_RECLAIM	0x1u	/* reclaim clean page cache */
+#define THPNUMA_ZR_WRITE	0x2u	/* may enter the filesystem */
+#define THPNUMA_ZR_SWAP		0x4u	/* may swap out anonymous memory */
+#define THPNUMA_ZR_MASK		0x7u
+
+/* Longest valid control-file write, newline included. */
+#define THPNUMA_MAX_WRITE	32
+
+extern const char *const thpnuma_policy_names[THPNUMA_NR_POLICIES];
+extern const char *const thpnuma_scope_names[THPNUMA_NR_SCOPES];
+
+/*
+ * The whole run-time configuration packed in one word, so the fault path
+ * reads a consistent set with a single load and no lock.
+ */
+struct thpnuma_config {
+	unsigned int policy;
+	unsigned int zone_reclaim;
+	unsigned int scope;
+};
+
+u32 thpnuma_config_pack(const struct thpnuma_config *cfg);
+struct thpnuma_config thpnuma_config_unpack(u32 word);
+
+/* What the hook does with one vma_alloc_folio() call. */
+enum thpnuma_action {
+	THPNUMA_ACT_IGNORE,		/* not a THP fault in scope: untouched */
+	THPNUMA_ACT_PASSTHROUGH,	/* explicit mempolicy: count, untouched */
+	THPNUMA_ACT_COUNT_ONLY,		/* policy kernel: kernel decides, count */
+	THPNUMA_ACT_STRICT_LOCAL,
+	THPNUMA_ACT_LOCAL_THEN_REMOTE,
+};
+
+struct thpnuma_fault {
+	bool pmd_order;		/* order == HPAGE_PMD_ORDER (and hugepage) */
+	bool thp_fault;		/* called from do_huge_pmd_anonymous_page() */
+	bool madvised;		/* VMA has VM_HUGEPAGE */
+	bool has_mempolicy;	/* VMA or task has a non-default mempolicy */
+};
+
+enum thpnuma_action thpnuma_decide(u32 config, const struct thpnuma_fault *f);
+
+/* How hard the local attempt of local-then-remote may work. */
+struct thpnuma_local_effort {
+	bool reclaim;		/* direct reclaim may run at all */
+	bool enter_fs;		/* reclaim keeps __GFP_FS */
+	bool swap;		/* reclaim keeps __GFP_IO */
+	bool wake_kswapd;	/* keep __GFP_KSWAPD_RECLAIM */
+};
+
+struct thpnuma_local_effort thpnuma_local_effort(unsigned int zone_reclaim);
+
+/*
+ * Strict parsers for control-file writes. @buf need not be NUL-terminated;
+ * one trailing newline is allowed. They return 0 or -EINVAL.
+ */
+int thpnuma_parse_choice(const char *buf, size_t len,
+			 const char *const *names, unsigned int nr_names,
+			 unsigned int *out);
+int thpnuma_parse_zone_reclaim(const char *buf, size_t len,
+			       unsigned int *out);
+
+/* "kernel [strict-local] local-then-remote\n"; returns the length. */
+int thpnuma_format_choices(char *buf, size_t size, const char *const *names,
+			   unsigned int nr_names, unsigned int current_choice);
+
+#endif /* THPNUMA_POLICY_H */

@@ -1,0 +1,50 @@
+# Test targets; included by the top-level Makefile.
+.SECONDARY:
+
+GUEST_BIN := $(BUILD)/guest-bin
+GUEST_C := $(wildcard $(TOP)/tests/guest/*.c)
+GUEST_SH := $(wildcard $(TOP)/tests/guest/*.sh)
+STATIC_CFLAGS := $(CFLAGS) $(WARN) -static -I$(TOP)/tests/include -I$(TOP)/module
+
+.PHONY: guest-bin initramfs check-host check-dkms check-vm check-selftest demo
+
+$(GUEST_BIN)/%: $(TOP)/tests/guest/%.c $(wildcard $(TOP)/tests/include/*.h) $(TOP)/module/policy.c
+	@mkdir -p $(GUEST_BIN)
+	$(CC) $(STATIC_CFLAGS) -o $@ $< $(TOP)/module/policy.c -lpthread
+
+guest-bin: $(patsubst $(TOP)/tests/guest/%.c,$(GUEST_BIN)/%,$(GUEST_C)) static-userspace
+	@mkdir -p $(GUEST_BIN)
+	cp $(GUEST_SH) $(GUEST_BIN)/
+
+.cache/kernels/%/boot/vmlinuz-%:
+	$(TOP)/tests/vm/fetch-kernel.sh $*
+
+$(BUILD)/%/lib/warn_on_load.ko: $(TOP)/tests/modules/warn_on_load.c
+	rm -rf $(BUILD)/$*/testmod && mkdir -p $(BUILD)/$*/testmod $(BUILD)/$*/lib
+	cp $(TOP)/tests/modules/* $(BUILD)/$*/testmod/
+	$(MAKE) -C /usr/src/linux-headers-$* M=$(abspath $(BUILD)/$*/testmod) modules
+	cp $(BUILD)/$*/testmod/warn_on_load.ko $@
+
+$(BUILD)/%/lib/thpnuma.ko: $(BUILD)/%/thpnuma.ko
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+# The initramfs is rebuilt every time: it is cheap and its inputs are many.
+initramfs-%: .cache/kernels/%/boot/vmlinuz-% $(BUILD)/%/lib/thpnuma.ko $(BUILD)/%/lib/warn_on_load.ko guest-bin
+	$(TOP)/tests/vm/mkinitramfs.sh $* $(BUILD)/$*/lib $(GUEST_BIN) $(BUILD)/$*/initramfs.cpio
+
+initramfs: $(addprefix initramfs-,$(SUPPORTED_KERNELS))
+
+check-vm: initramfs
+	python3 $(TOP)/tests/vm/harness.py --self-test --kernels $(SUPPORTED_KERNELS)
+
+check-host:
+	$(MAKE) -C $(TOP)/tests/host check
+
+check-dkms:
+	$(TOP)/tests/dkms/check-dkms.sh $(SUPPORTED_KERNELS)
+
+demo: initramfs-$(firstword $(SUPPORTED_KERNELS))
+	python3 $(TOP)/tests/vm/demo.py $(firstword $(SUPPORTED_KERNELS))
+
+check: check-host check-dkms check-vm

@@ -1,0 +1,321 @@
+#!/usr/bin/env python3
+"""Boot Debian kernels in QEMU with emulated NUMA nodes, run the guest
+tests listed in a manifest, and judge them from the serial output.
+
+Each (kernel, topology) pair is one boot. A boot fails on any failed TAP
+line, any test that ended badly, and any kernel splat in the guest's dmesg.
+The last line is "N passed, N failed, N skipped".
+"""
+import argparse
+import concurrent.futures
+import io
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.path.join(TOP, "build")
+CACHE = os.path.join(TOP, ".cache")
+
+# Kernel log lines that fail a boot.
+SPLATS = re.compile(
+    r"WARNING:|BUG:|Oops|general protection|Kernel panic|"
+    r"possible circular locking|possible recursive locking|"
+    r"inconsistent lock state|lockdep|KFENCE|"
+    r"rcu.*detected stall|self-detected stall|soft lockup|hung_task|"
+    r"blocked for more than")
+
+TAP = re.compile(r"^(not ok|ok) \d+ (?:- )?(.*?)(?:\s+#\s*(SKIP|TODO)\b\s*(.*))?$")
+
+TOPOLOGIES = {
+    # name: (nodes, default MiB per node)
+    "2n": (2, 768),
+    "4n": (4, 384),
+}
+
+
+def distance(i, j, nodes):
+    """SLIT distances: 10 local, 20 to a ring neighbour, 30 beyond."""
+    if i == j:
+        return 10
+    if nodes <= 2 or abs(i - j) in (1, nodes - 1):
+        return 20
+    return 30
+
+
+def read_manifest(path):
+    """Lines: TOPOLOGY TIMEOUT TEST [zram]."""
+    entries = []
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].split()
+            if not line:
+                continue
+            topo, limit, name = line[0], int(line[1]), line[2]
+            entries.append((topo, limit, name, "zram" in line[3:]))
+    return entries
+
+
+_kvm = None
+
+
+def accel(kver):
+    """KVM only if a short probe boots with it; TCG, single-threaded, otherwise."""
+    global _kvm
+    forced = os.environ.get("THPNUMA_ACCEL")
+    if forced:
+        return forced
+    if _kvm is None:
+        stamp = os.path.join(CACHE, "kvm-probe")
+        if os.path.exists(stamp):
+            _kvm = open(stamp).read().strip() == "yes"
+        else:
+            _kvm = False
+            if os.access("/dev/kvm", os.R_OK | os.W_OK):
+                try:
+                    # No root file system: the kernel panics and QEMU exits.
+                    r = subprocess.run(
+                        ["qemu-system-x86_64", "-accel", "kvm", "-m", "256M",
+                         "-nodefaults", "-display", "none", "-no-reboot",
+                         "-kernel", vmlinuz(kver), "-append", "panic=-1"],
+                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                        timeout=20)
+                    _kvm = r.returncode == 0
+                except (subprocess.TimeoutExpired, OSError):
+                    _kvm = False
+            os.makedirs(CACHE, exist_ok=True)
+            with open(stamp, "w") as f:
+                f.write("yes\n" if _kvm else "no\n")
+    return "kvm" if _kvm else "tcg,thread=single"
+
+
+def vmlinuz(kver):
+    return os.path.join(CACHE, "kernels", kver, "boot", "vmlinuz-" + kver)
+
+
+def qemu_command(kver, topo, initrd, console_log, results_log, node_mb):
+    nodes, default_mb = TOPOLOGIES[topo]
+    mb = node_mb or default_mb
+    cmd = ["qemu-system-x86_64", "-accel", accel(kver), "-cpu", "max",
+           "-m", "%dM" % (mb * nodes),
+           "-smp", "%d,sockets=%d,cores=1,threads=1" % (nodes, nodes),
+           "-nodefaults", "-display", "none", "-no-reboot",
+           "-kernel", vmlinuz(kver), "-initrd", initrd,
+           "-append", "console=ttyS0 quiet panic=-1 numa_balancing=disable "
+                      "rdinit=/init",
+           "-serial", "file:" + console_log, "-serial", "file:" + results_log]
+    for n in range(nodes):
+        cmd += ["-object", "memory-backend-ram,id=m%d,size=%dM" % (n, mb),
+                "-numa", "node,nodeid=%d,cpus=%d,memdev=m%d" % (n, n, n)]
+    for i in range(nodes):
+        for j in range(i + 1, nodes):
+            cmd += ["-numa", "dist,src=%d,dst=%d,val=%d" % (i, j, distance(i, j, nodes))]
+    return cmd
+
+
+def make_initrd(kver, tests, zram, workdir):
+    """The kernel's base initramfs plus a small archive with /run.conf."""
+    base = os.path.join(BUILD, kver, "initramfs.cpio")
+    conf_dir = os.path.join(workdir, "conf")
+    os.makedirs(conf_dir, exist_ok=True)
+    with open(os.path.join(conf_dir, "run.conf"), "w") as f:
+        f.write('TESTS="%s"\n' % " ".join("%s:%d" % (n, l) for n, l in tests))
+        f.write("ZRAM=%s\n" % ("1" if zram else ""))
+    run_cpio = os.path.join(workdir, "run.cpio")
+    with open(run_cpio, "wb") as out:
+        subprocess.run(["cpio", "-o", "-H", "newc", "--quiet"], cwd=conf_dir,
+                       input=b"run.conf\n", stdout=out, check=True)
+    initrd = os.path.join(workdir, "initrd.cpio")
+    with open(initrd, "wb") as out:
+        for part in (base, run_cpio):
+            with open(part, "rb") as f:
+                out.write(f.read())
+    return initrd
+
+
+class Result:
+    def __init__(self, status, kver, topo, name, detail=""):
+        self.status, self.kver, self.topo = status, kver, topo
+        self.name, self.detail = name, detail
+
+    def line(self):
+        d = "  (%s)" % self.detail if self.detail else ""
+        return "%-4s %-22s %-3s %s%s" % (self.status, self.kver, self.topo, self.name, d)
+
+
+def parse(kver, topo, tests, results_text, console_text):
+    """Judge one boot from its two serial logs."""
+    out = []
+    ended = {}
+    current = None
+    tap_seen = {}
+    dmesg = []
+    in_dmesg = False
+    done = False
+    for raw in results_text.splitlines():
+        line = raw.rstrip("\r")
+        if line.startswith("@@THPNUMA-BEGIN "):
+            current = line.split()[1]
+            tap_seen[current] = 0
+            continue
+        if line.startswith("@@THPNUMA-END "):
+            parts = line.split()
+            ended[parts[1]] = int(parts[2].split("=")[1])
+            current = None
+            continue
+        if line == "@@THPNUMA-DMESG-BEGIN":
+            in_dmesg = True
+            continue
+        if line == "@@THPNUMA-DMESG-END":
+            in_dmesg = False
+            continue
+        if line == "@@THPNUMA-DONE":
+            done = True
+            continue
+        if in_dmesg:
+            dmesg.append(line)
+            continue
+        m = TAP.match(line.strip())
+        if current and m:
+            tap_seen[current] += 1
+            verdict, desc, directive, reason = m.groups()
+            name = "%s: %s" % (current, desc)
+            if directive == "SKIP":
+                out.append(Result("SKIP", kver, topo, name, reason.strip()))
+            elif verdict == "ok":
+                out.append(Result("PASS", kver, topo, name))
+            else:
+                out.append(Result("FAIL", kver, topo, name))
+    for name, _limit in tests:
+        if name not in ended:
+            out.append(Result("FAIL", kver, topo, name, "no result: guest died or timed out"))
+            continue
+        rc = ended[name]
+        if rc == 137:
+            out.append(Result("FAIL", kver, topo, name, "killed by the per-test timeout"))
+        elif tap_seen.get(name, 0) == 0:
+            if rc == 4:
+                out.append(Result("SKIP", kver, topo, name, "whole test skipped"))
+            else:
+                out.append(Result("FAIL", kver, topo, name, "no TAP results, rc=%d" % rc))
+        elif rc not in (0, 4) and not any(r.status == "FAIL" and r.name.startswith(name + ":") for r in out):
+            out.append(Result("FAIL", kver, topo, name, "exit status %d" % rc))
+    splats = [l for l in dmesg + console_text.splitlines() if SPLATS.search(l)]
+    if not done:
+        out.append(Result("FAIL", kver, topo, "boot: guest finished", "no completion marker"))
+    if splats:
+        out.append(Result("FAIL", kver, topo, "boot: dmesg clean", splats[0].strip()[:160]))
+    elif done:
+        out.append(Result("PASS", kver, topo, "boot: dmesg clean"))
+    return out, dmesg
+
+
+def run_boot(kver, topo, tests, zram, keep_dir, node_mb=None, timeout=None, stream=False):
+    """Boot once and return (results, results_text, dmesg)."""
+    tag = "%s-%s-%s" % (kver, topo, tests[0][0] if len(tests) == 1 else "suite")
+    workdir = os.path.join(keep_dir, tag)
+    os.makedirs(workdir, exist_ok=True)
+    initrd = make_initrd(kver, tests, zram, workdir)
+    console_log = os.path.join(workdir, "console.log")
+    results_log = os.path.join(workdir, "results.log")
+    for p in (console_log, results_log):
+        open(p, "w").close()
+    cmd = qemu_command(kver, topo, initrd, console_log, results_log, node_mb)
+    # Hard limit for the whole boot: the tests' own limits plus boot time.
+    limit = timeout or (sum(l for _, l in tests) + 120)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    start = time.time()
+    shown = 0
+    while proc.poll() is None:
+        if time.time() - start > limit:
+            proc.kill()
+            break
+        if stream:
+            shown = _stream(results_log, shown)
+        time.sleep(0.5)
+    proc.wait()
+    if stream:
+        _stream(results_log, shown)
+    err = proc.stderr.read().decode(errors="replace")
+    if err.strip():
+        with open(os.path.join(workdir, "qemu.stderr"), "w") as f:
+            f.write(err)
+    results_text = open(results_log, errors="replace").read()
+    console_text = open(console_log, errors="replace").read()
+    results, dmesg = parse(kver, topo, tests, results_text, console_text)
+    return results, results_text, dmesg
+
+
+def _stream(path, shown):
+    text = open(path, errors="replace").read()
+    for line in text[shown:].splitlines(keepends=True):
+        if not line.startswith("@@THPNUMA"):
+            sys.stdout.write(line)
+    sys.stdout.flush()
+    return len(text) if text.endswith("\n") else text.rfind("\n") + 1
+
+
+def self_test(kver, keep_dir):
+    """A guest WARN and a failing assertion must each fail the run."""
+    out = []
+    results, _, _ = run_boot(kver, "2n", [("selftest-warn.sh", 60)], False,
+                             os.path.join(keep_dir, "selftest-warn"))
+    caught = any(r.status == "FAIL" and r.name == "boot: dmesg clean" for r in results)
+    out.append(Result("PASS" if caught else "FAIL", kver, "2n",
+                      "harness self-test: a guest WARN fails the run"))
+    results, _, _ = run_boot(kver, "2n", [("selftest-fail.sh", 60)], False,
+                             os.path.join(keep_dir, "selftest-fail"))
+    caught = any(r.status == "FAIL" and r.name.startswith("selftest-fail.sh:") for r in results)
+    clean = any(r.status == "PASS" and r.name == "boot: dmesg clean" for r in results)
+    out.append(Result("PASS" if caught and clean else "FAIL", kver, "2n",
+                      "harness self-test: a failing assertion fails the run"))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--kernels", nargs="+", required=True)
+    ap.add_argument("--manifest", default=os.path.join(TOP, "tests", "guest", "MANIFEST"))
+    ap.add_argument("--only", help="run only tests whose name contains this")
+    ap.add_argument("--self-test", action="store_true")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--logs", default=os.path.join(BUILD, "vm-logs"))
+    args = ap.parse_args()
+
+    manifest = read_manifest(args.manifest)
+    if args.only:
+        manifest = [e for e in manifest if args.only in e[2]]
+    boots = []
+    for kver in args.kernels:
+        for topo in TOPOLOGIES:
+            for zram in (False, True):
+                tests = [(n, l) for t, l, n, z in manifest if t == topo and z == zram]
+                if tests:
+                    boots.append((kver, topo, tests, zram))
+
+    results = []
+    start = time.time()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = [pool.submit(run_boot, k, t, tests, z,
+                               os.path.join(args.logs, "zram" if z else "plain"))
+                   for k, t, tests, z in boots]
+        if args.self_test:
+            futures.append(pool.submit(lambda: (self_test(args.kernels[0], args.logs), None, None)))
+        for f in futures:
+            res = f.result()[0]
+            for r in res:
+                print(r.line(), flush=True)
+            results += res
+    passed = sum(r.status == "PASS" for r in results)
+    failed = sum(r.status == "FAIL" for r in results)
+    skipped = sum(r.status == "SKIP" for r in results)
+    print("vm suite: %d boots in %.0f s, logs in %s" % (len(boots), time.time() - start, args.logs))
+    print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
+    return 1 if failed or not passed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,5 @@
+# Userspace targets; included by the top-level Makefile.
+.PHONY: static-userspace install-userspace
+userspace:
+static-userspace:
+install-userspace:

@@ -1,0 +1,1 @@
+THPNUMA_VERSION := 0.1.0
