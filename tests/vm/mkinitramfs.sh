@@ -24,6 +24,16 @@ echo "root:x:0:" > "$root/etc/group"
 echo "nogroup:x:65534:" >> "$root/etc/group"
 cp "$kodir"/*.ko "$root/lib/"
 cp -r "$bindir"/. "$root/tests/"
+# Dynamically linked programs (libkmod has no static library) bring their
+# shared libraries and loader along.
+for f in "$root"/tests/*; do
+	[ -f "$f" ] && [ -x "$f" ] || continue
+	ldd "$f" 2>/dev/null | awk '/=> \// { print $3 } /^\t\// { print $1 }' |
+	while read -r lib; do
+		mkdir -p "$root$(dirname "$lib")"
+		[ -e "$root$lib" ] || cp -L "$lib" "$root$lib"
+	done
+done
 
 # zram and what it depends on, dependencies first.
 deps=$(awk -v m="kernel/drivers/block/zram/zram.ko" \
