@@ -95,10 +95,18 @@ static struct folio *alloc_local_then_remote(gfp_t gfp, int order, int local,
 					     struct thpnuma_slot *slot)
 {
 	struct thpnuma_local_effort effort = thpnuma_local_effort(zone_reclaim);
-	gfp_t local_gfp = gfp | __GFP_THISNODE | __GFP_NORETRY;
+	gfp_t local_gfp = gfp | __GFP_THISNODE;
 	struct folio *folio = NULL;
 	nodemask_t remote;
 
+	/*
+	 * Without reclaim bits: compaction only. NORETRY alone still allows
+	 * one reclaim round on kernels before the 2026 page allocator change,
+	 * so the reclaim hook refuses that round. With reclaim bits, one full
+	 * round of local reclaim runs, restricted to what the bits allow.
+	 */
+	if (!effort.reclaim)
+		local_gfp |= __GFP_NORETRY;
 	if (!effort.wake_kswapd)
 		local_gfp &= ~__GFP_KSWAPD_RECLAIM;
 	/* Without a slot the reclaim hook cannot restrain us: skip reclaim. */

@@ -4,7 +4,7 @@
 GUEST_BIN := $(BUILD)/guest-bin
 GUEST_C := $(wildcard $(TOP)/tests/guest/*.c)
 GUEST_SH := $(wildcard $(TOP)/tests/guest/*.sh)
-STATIC_CFLAGS := $(CFLAGS) $(WARN) -static -I$(TOP)/tests/include -I$(TOP)/module
+STATIC_CFLAGS := $(CFLAGS) $(WARN) -Wno-clobbered -static -I$(TOP)/tests/include -I$(TOP)/module
 
 .PHONY: guest-bin initramfs check-host check-dkms check-vm check-selftest demo
 

@@ -33,7 +33,7 @@ TAP = re.compile(r"^(not ok|ok) \d+ (?:- )?(.*?)(?:\s+#\s*(SKIP|TODO)\b\s*(.*))?
 TOPOLOGIES = {
     # name: (nodes, default MiB per node)
     "2n": (2, 768),
-    "4n": (4, 384),
+    "4n": (4, 640),
 }
 
 

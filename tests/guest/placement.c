@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Where THP faults land under each policy, and whether thpnuma's counters
+ * agree exactly with the kernel's own accounting.
+ */
+#include "thpnuma_test.h"
+#include "kselftest_harness.h"
+
+#define STORM_REGION	(400 * MiB)
+#define SMALL_REGION	(64 * MiB)
+
+struct measurement {
+	int nodes;
+	long thp_before[MAX_NODES], thp_after[MAX_NODES];
+	long alloc, fallback, pswpout;
+	struct thp_stats s0, s1;
+};
+
+static void measure_begin(struct measurement *m)
+{
+	m->nodes = nr_nodes();
+	node_thps(m->thp_before, m->nodes);
+	read_stats(&m->s0);
+	m->alloc = vmstat("thp_fault_alloc");
+	m->fallback = vmstat("thp_fault_fallback");
+	m->pswpout = vmstat("pswpout");
+}
+
+static void measure_end(struct measurement *m)
+{
+	node_thps(m->thp_after, m->nodes);
+	read_stats(&m->s1);
+	m->alloc = vmstat("thp_fault_alloc") - m->alloc;
+	m->fallback = vmstat("thp_fault_fallback") - m->fallback;
+	m->pswpout = vmstat("pswpout") - m->pswpout;
+}
+
+static long placed(const struct measurement *m, int node)
+{
+	return m->thp_after[node] - m->thp_before[node];
+}
+
+static long remote_placed(const struct measurement *m)
+{
+	long sum = 0;
+
+	for (int n = 1; n < m->nodes; n++)
+		sum += placed(m, n);
+	return sum;
+}
+
+static unsigned long long delta(const struct measurement *m, int node, int c)
+{
+	return stat_delta(&m->s0, &m->s1, node, c);
+}
+
+static unsigned long long delta_sum(const struct measurement *m, int c)
+{
+	unsigned long long sum = 0;
+
+	for (int n = 0; n < m->nodes; n++)
+		sum += delta(m, n, c);
+	return sum;
+}
+
+/* Fault @size bytes on node 0's CPU; keep the region mapped while measuring. */
+static void fault_region(struct measurement *m, size_t size, int advice)
+{
+	char *p = map_region(size, advice);
+
+	if (!p)
+		return;
+	measure_begin(m);
+	touch_region(p, size);
+	measure_end(m);
+	munmap(p, size);
+}
+
+static void log_measurement(struct __test_metadata *_metadata,
+			    const struct measurement *m)
+{
+	for (int n = 0; n < m->nodes; n++)
+		TH_LOG("node%d: placed %ld; local %llu remote %llu fallback %llu remote_in %llu passthrough %llu compact %llu reclaim %llu/%llu pages",
+		       n, placed(m, n), delta(m, n, ST_LOCAL), delta(m, n, ST_REMOTE),
+		       delta(m, n, ST_FALLBACK), delta(m, n, ST_REMOTE_IN),
+		       delta(m, n, ST_PASSTHROUGH), delta(m, n, ST_COMPACT_STALL),
+		       delta(m, n, ST_RECLAIM_STALL), delta(m, n, ST_RECLAIM_PAGES));
+	TH_LOG("vmstat: thp_fault_alloc %ld thp_fault_fallback %ld pswpout %ld",
+	       m->alloc, m->fallback, m->pswpout);
+}
+
+/* Item 4 of the module issue: the counters equal the kernel's accounting. */
+static void expect_exact(struct __test_metadata *_metadata,
+			 const struct measurement *m)
+{
+	EXPECT_EQ(m->alloc, (long)(delta_sum(m, ST_LOCAL) + delta_sum(m, ST_REMOTE)));
+	EXPECT_EQ(m->fallback, (long)delta_sum(m, ST_FALLBACK));
+	for (int n = 0; n < m->nodes; n++) {
+		EXPECT_EQ(placed(m, n),
+			  (long)(delta(m, n, ST_LOCAL) + delta(m, n, ST_REMOTE_IN))) {
+			TH_LOG("node %d", n);
+		}
+	}
+}
+
+enum expectation {
+	EXACT_ONLY,
+	NO_REMOTE,		/* strict-local */
+	REMOTE_NO_SWAP,		/* local-then-remote, zone_reclaim=0 */
+	NO_SWAP,		/* reclaim without swap */
+	SWAPS,			/* reclaim with swap */
+};
+
+FIXTURE(storm) {
+	struct thp_knobs knobs;
+	pid_t hog;
+};
+
+FIXTURE_VARIANT(storm) {
+	const char *params;
+	enum expectation expect;
+};
+
+FIXTURE_VARIANT_ADD(storm, kernel) {
+	.params = "policy=kernel",
+	.expect = EXACT_ONLY,
+};
+
+FIXTURE_VARIANT_ADD(storm, strict_local) {
+	.params = "policy=strict-local",
+	.expect = NO_REMOTE,
+};
+
+FIXTURE_VARIANT_ADD(storm, local_then_remote_zr0) {
+	.params = "policy=local-then-remote zone_reclaim=0",
+	.expect = REMOTE_NO_SWAP,
+};
+
+FIXTURE_VARIANT_ADD(storm, local_then_remote_zr1) {
+	.params = "policy=local-then-remote zone_reclaim=1",
+	.expect = NO_SWAP,
+};
+
+FIXTURE_VARIANT_ADD(storm, local_then_remote_zr4) {
+	.params = "policy=local-then-remote zone_reclaim=4",
+	.expect = SWAPS,
+};
+
+FIXTURE_VARIANT_ADD(storm, local_then_remote_zr7) {
+	.params = "policy=local-then-remote zone_reclaim=7",
+	.expect = SWAPS,
+};
+
+FIXTURE_SETUP(storm)
+{
+	char swaps[512];
+
+	self->hog = -1;
+	thp_knobs_save(&self->knobs);
+	if (read_file("/proc/swaps", swaps, sizeof(swaps)) <= 0 ||
+	    !strchr(strchr(swaps, '\n') ?: "", '/'))
+		SKIP(return, "no swap device: the storm needs zram swap");
+	thp_knobs_quiet("madvise", "madvise");
+	ASSERT_EQ(0, module_load(variant->params));
+	ASSERT_EQ(0, pin_to_node(0));
+	drop_caches();
+	/*
+	 * Node 0 keeps just above its low watermark: below it,
+	 * kswapd would start swapping on its own and blur what policies do.
+	 */
+	self->hog = start_hog(0, node_wmark_kb(0, "low") + 4 * 1024);
+	ASSERT_LT(0, self->hog);
+	TH_LOG("node0 MemFree after hog: %ld kB (watermarks min %ld low %ld high %ld kB)",
+	       node_meminfo_kb(0, "MemFree"), node_wmark_kb(0, "min"),
+	       node_wmark_kb(0, "low"), node_wmark_kb(0, "high"));
+}
+
+FIXTURE_TEARDOWN(storm)
+{
+	stop_hog(self->hog);
+	if (module_loaded())
+		module_unload();
+	thp_knobs_restore(&self->knobs);
+}
+
+TEST_F_TIMEOUT(storm, fault_400m_on_full_node0, 600)
+{
+	struct measurement m;
+	long total;
+
+	fault_region(&m, STORM_REGION, MADV_HUGEPAGE);
+	log_measurement(_metadata, &m);
+	expect_exact(_metadata, &m);
+	total = m.alloc;
+
+	switch (variant->expect) {
+	case NO_REMOTE:
+		EXPECT_EQ(0, remote_placed(&m));
+		EXPECT_EQ(0ULL, delta(&m, 0, ST_REMOTE));
+		break;
+	case REMOTE_NO_SWAP:
+		EXPECT_EQ(0, m.pswpout);
+		/* Compaction only: no direct reclaim on node 0. */
+		EXPECT_EQ(0ULL, delta(&m, 0, ST_RECLAIM_STALL));
+		EXPECT_GE(remote_placed(&m) * 10, (long)(STORM_REGION / HPAGE_SIZE) * 9)
+			TH_LOG("%ld of %ld THPs remote", remote_placed(&m), total);
+		break;
+	case NO_SWAP:
+		EXPECT_EQ(0, m.pswpout);
+		break;
+	case SWAPS:
+		EXPECT_LT(0, m.pswpout);
+		EXPECT_LT(0ULL, delta(&m, 0, ST_RECLAIM_STALL));
+		break;
+	case EXACT_ONLY:
+		break;
+	}
+}
+
+FIXTURE(free_node) {
+	struct thp_knobs knobs;
+};
+
+FIXTURE_VARIANT(free_node) {
+	const char *params;
+};
+
+FIXTURE_VARIANT_ADD(free_node, kernel) { .params = "policy=kernel" };
+FIXTURE_VARIANT_ADD(free_node, strict_local) { .params = "policy=strict-local" };
+FIXTURE_VARIANT_ADD(free_node, local_then_remote) {
+	.params = "policy=local-then-remote",
+};
+
+FIXTURE_SETUP(free_node)
+{
+	thp_knobs_save(&self->knobs);
+	thp_knobs_quiet("madvise", "madvise");
+	ASSERT_EQ(0, module_load(variant->params));
+	ASSERT_EQ(0, pin_to_node(0));
+	drop_caches();
+}
+
+FIXTURE_TEARDOWN(free_node)
+{
+	if (module_loaded())
+		module_unload();
+	thp_knobs_restore(&self->knobs);
+}
+
+TEST_F_TIMEOUT(free_node, all_thps_local, 120)
+{
+	const long want = SMALL_REGION / HPAGE_SIZE;
+	struct measurement m;
+
+	fault_region(&m, SMALL_REGION, MADV_HUGEPAGE);
+	log_measurement(_metadata, &m);
+	expect_exact(_metadata, &m);
+	EXPECT_EQ(want, placed(&m, 0));
+	EXPECT_EQ(0, remote_placed(&m));
+	EXPECT_EQ(want, (long)delta(&m, 0, ST_LOCAL));
+	EXPECT_EQ(0ULL, delta_sum(&m, ST_REMOTE) + delta_sum(&m, ST_FALLBACK));
+}
+
+/* Explicit memory policies win over every thpnuma policy. */
+TEST_F_TIMEOUT(free_node, bound_task_is_passthrough, 120)
+{
+	const long want = SMALL_REGION / HPAGE_SIZE;
+	struct measurement m;
+
+	ASSERT_EQ(0, set_mempolicy_nodes(MPOL_BIND, 1UL << 1));
+	fault_region(&m, SMALL_REGION, MADV_HUGEPAGE);
+	set_mempolicy_nodes(MPOL_DEFAULT, 0);
+	log_measurement(_metadata, &m);
+	EXPECT_EQ(want, placed(&m, 1));
+	EXPECT_EQ(0, placed(&m, 0));
+	EXPECT_EQ(want, (long)delta(&m, 0, ST_PASSTHROUGH));
+	EXPECT_EQ(0ULL, delta_sum(&m, ST_LOCAL) + delta_sum(&m, ST_REMOTE) +
+		     delta_sum(&m, ST_FALLBACK));
+}
+
+TEST_F_TIMEOUT(free_node, interleaved_task_is_passthrough, 120)
+{
+	const long want = SMALL_REGION / HPAGE_SIZE;
+	struct measurement m;
+
+	ASSERT_EQ(0, set_mempolicy_nodes(MPOL_INTERLEAVE, 0x3));
+	fault_region(&m, SMALL_REGION, MADV_HUGEPAGE);
+	set_mempolicy_nodes(MPOL_DEFAULT, 0);
+	log_measurement(_metadata, &m);
+	/* Interleave alternates nodes per THP: half each. */
+	EXPECT_EQ(want / 2, placed(&m, 0));
+	EXPECT_EQ(want / 2, placed(&m, 1));
+	EXPECT_EQ(want, (long)delta(&m, 0, ST_PASSTHROUGH));
+	EXPECT_EQ(0ULL, delta_sum(&m, ST_LOCAL) + delta_sum(&m, ST_REMOTE) +
+		     delta_sum(&m, ST_FALLBACK));
+}
+
+/* scope=madvise: THP faults in VMAs without MADV_HUGEPAGE are untouched. */
+TEST_F_TIMEOUT(free_node, madvise_scope_leaves_other_vmas_alone, 120)
+{
+	const long want = SMALL_REGION / HPAGE_SIZE;
+	struct measurement m;
+
+	ASSERT_EQ(0, write_file(THP_SYSFS "/enabled", "always"));
+	ASSERT_EQ(0, write_file(THPNUMA_DEBUGFS "/scope", "madvise"));
+
+	fault_region(&m, SMALL_REGION, 0);
+	log_measurement(_metadata, &m);
+	EXPECT_EQ(want, placed(&m, 0));
+	for (int c = 0; c < NR_STATS; c++) {
+		EXPECT_EQ(0ULL, delta_sum(&m, c)) {
+			TH_LOG("counter %d", c);
+		}
+	}
+
+	fault_region(&m, SMALL_REGION, MADV_HUGEPAGE);
+	log_measurement(_metadata, &m);
+	EXPECT_EQ(want, (long)delta(&m, 0, ST_LOCAL));
+	expect_exact(_metadata, &m);
+}
+
+TEST_HARNESS_MAIN
