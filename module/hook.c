@@ -213,12 +213,10 @@ static unsigned long thpnuma_skip_reclaim(struct zonelist *zonelist, int order,
 	return 0;
 }
 
-static void notrace thpnuma_alloc_hook(unsigned long ip,
-				       unsigned long parent_ip,
-				       struct ftrace_ops *op,
-				       struct ftrace_regs *fregs)
+/* vma_alloc_folio(): send THP faults to the replacement for the action. */
+static void notrace thpnuma_alloc_hook(struct pt_regs *regs,
+				       unsigned long parent_ip)
 {
-	struct pt_regs *regs = ftrace_get_regs(fregs);
 	struct vm_area_struct *vma;
 	struct thpnuma_fault fault;
 	unsigned long target;
@@ -256,12 +254,10 @@ static void notrace thpnuma_alloc_hook(unsigned long ip,
 	instruction_pointer_set(regs, target);
 }
 
-static void notrace thpnuma_reclaim_hook(unsigned long ip,
-					 unsigned long parent_ip,
-					 struct ftrace_ops *op,
-					 struct ftrace_regs *fregs)
+/* try_to_free_pages(): hold the local attempt to its zone_reclaim bits. */
+static void notrace thpnuma_reclaim_hook(struct pt_regs *regs,
+					 unsigned long parent_ip)
 {
-	struct pt_regs *regs = ftrace_get_regs(fregs);
 	struct thpnuma_local_effort effort;
 	struct thpnuma_slot *slot;
 	gfp_t gfp;
@@ -289,52 +285,40 @@ static void notrace thpnuma_reclaim_hook(unsigned long ip,
 
 struct thpnuma_hook {
 	const char *name;
-	ftrace_func_t func;
-	struct ftrace_ops ops;
+	void (*handler)(struct pt_regs *regs, unsigned long parent_ip);
+	unsigned long start, size;
 };
 
 static struct thpnuma_hook thpnuma_hooks[] = {
-	{ .name = THPNUMA_HOOKED_SYMBOL,	.func = thpnuma_alloc_hook },
-	{ .name = "try_to_free_pages",		.func = thpnuma_reclaim_hook },
+	{ .name = THPNUMA_HOOKED_SYMBOL,	.handler = thpnuma_alloc_hook },
+	{ .name = "try_to_free_pages",		.handler = thpnuma_reclaim_hook },
 };
 
-static int hook_install(struct thpnuma_hook *hook)
+static void notrace thpnuma_ftrace_callback(unsigned long ip,
+					    unsigned long parent_ip,
+					    struct ftrace_ops *op,
+					    struct ftrace_regs *fregs)
 {
-	int err;
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+	int i;
 
-	hook->ops.func = hook->func;
-	hook->ops.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION |
-			  FTRACE_OPS_FL_IPMODIFY;
-
-	err = ftrace_set_filter(&hook->ops, (unsigned char *)hook->name,
-				strlen(hook->name), 0);
-	if (err) {
-		pr_err("cannot hook %s: not found or not traceable (%d)\n",
-		       hook->name, err);
-		return err;
+	for (i = 0; i < ARRAY_SIZE(thpnuma_hooks); i++) {
+		if (ip - thpnuma_hooks[i].start < thpnuma_hooks[i].size) {
+			thpnuma_hooks[i].handler(regs, parent_ip);
+			return;
+		}
 	}
-	err = register_ftrace_function(&hook->ops);
-	if (err) {
-		if (err == -EBUSY)
-			pr_err("cannot hook %s: another ftrace user with IPMODIFY (a livepatch?) owns it\n",
-			       hook->name);
-		else
-			pr_err("cannot hook %s: register_ftrace_function: %d\n",
-			       hook->name, err);
-		ftrace_free_filter(&hook->ops);
-		return err;
-	}
-	return 0;
 }
 
-static void hook_remove(struct thpnuma_hook *hook)
-{
-	int err = unregister_ftrace_function(&hook->ops);
-
-	if (err)
-		pr_err("cannot unhook %s: %d\n", hook->name, err);
-	ftrace_free_filter(&hook->ops);
-}
+/*
+ * One ftrace_ops for every hooked function: each unregistration waits for
+ * RCU-tasks grace periods, and unload time is what load/unload cycles pay.
+ */
+static struct ftrace_ops thpnuma_ops = {
+	.func	= thpnuma_ftrace_callback,
+	.flags	= FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION |
+		  FTRACE_OPS_FL_IPMODIFY,
+};
 
 static long inflight_sum(void)
 {
@@ -348,6 +332,7 @@ static long inflight_sum(void)
 
 int thpnuma_hooks_install(void)
 {
+	struct thpnuma_hook *hook;
 	int i, err;
 
 	err = thpnuma_lookup_function(THPNUMA_THP_FAULT_SYMBOL,
@@ -356,32 +341,49 @@ int thpnuma_hooks_install(void)
 		return err;
 
 	for (i = 0; i < ARRAY_SIZE(thpnuma_hooks); i++) {
-		err = hook_install(&thpnuma_hooks[i]);
+		hook = &thpnuma_hooks[i];
+		err = thpnuma_lookup_function(hook->name, &hook->start,
+					      &hook->size);
 		if (err)
 			goto rollback;
+		err = ftrace_set_filter(&thpnuma_ops, (unsigned char *)hook->name,
+					strlen(hook->name), 0);
+		if (err) {
+			pr_err("cannot hook %s: not traceable (%d)\n",
+			       hook->name, err);
+			goto rollback;
+		}
+	}
+	err = register_ftrace_function(&thpnuma_ops);
+	if (err) {
+		if (err == -EBUSY)
+			pr_err("cannot hook %s: another ftrace user with IPMODIFY (a livepatch?) owns it\n",
+			       THPNUMA_HOOKED_SYMBOL);
+		else
+			pr_err("cannot register the ftrace hook: %d\n", err);
+		goto rollback;
 	}
 	return 0;
 
 rollback:
-	while (--i >= 0)
-		hook_remove(&thpnuma_hooks[i]);
-	synchronize_rcu_tasks();
+	/* Drops every filter entry added so far, newest included. */
+	ftrace_free_filter(&thpnuma_ops);
 	return err;
 }
 
 void thpnuma_hooks_remove(void)
 {
-	int i;
+	int err = unregister_ftrace_function(&thpnuma_ops);
 
-	for (i = ARRAY_SIZE(thpnuma_hooks) - 1; i >= 0; i--)
-		hook_remove(&thpnuma_hooks[i]);
+	if (err)
+		pr_err("cannot unregister the ftrace hook: %d\n", err);
+	ftrace_free_filter(&thpnuma_ops);
 
 	/*
-	 * A task may have been sent to a replacement and not yet counted
-	 * itself in flight; it cannot have slept voluntarily in between.
+	 * unregister_ftrace_function() waited for an RCU-tasks grace period,
+	 * so no task is still between the callback and its in-flight count.
+	 * Tasks inside a replacement can sleep in reclaim: wait for them.
 	 */
-	synchronize_rcu_tasks();
-	/* Tasks still inside a replacement can sleep in reclaim: wait. */
 	while (inflight_sum())
 		msleep(20);
 	/* Let the last ones return out of this module's text. */
@@ -509,7 +511,9 @@ err_compact:
 
 void thpnuma_probes_remove(void)
 {
+	struct kretprobe *kretprobes[] = { &reclaim_probe, &compact_probe };
+
 	unregister_kprobe(&shrink_node_probe);
-	unregister_kretprobe(&reclaim_probe);
-	unregister_kretprobe(&compact_probe);
+	/* One grace period for both instead of one each. */
+	unregister_kretprobes(kretprobes, ARRAY_SIZE(kretprobes));
 }
