@@ -339,9 +339,12 @@ int stats_delta(const struct thpnuma_stats *prev,
 	return 0;
 }
 
-/* numastat's layout: a label column, then one right-aligned column each. */
+/*
+ * numastat's layout: a label column, then one right-aligned column each,
+ * at least 15 characters wide and widened to fit 20-digit counters.
+ */
 #define LABEL_WIDTH	16
-#define COLUMN_WIDTH	16
+#define MIN_CELL_WIDTH	15
 
 /*
  * printf pads by bytes; "µ" is two bytes but one column. Pad by
@@ -360,13 +363,33 @@ static void put_label(FILE *out, const char *label)
 		fputc(' ', out);
 }
 
-static void put_pct_cell(FILE *out, const struct derived_stats *d,
+static void put_pct_cell(FILE *out, int width, const struct derived_stats *d,
 			 double value)
 {
 	if (d->valid)
-		fprintf(out, " %*.*f", COLUMN_WIDTH - 1, 2, value);
+		fprintf(out, " %*.2f", width, value);
 	else
-		fprintf(out, " %*s", COLUMN_WIDTH - 1, "-");
+		fprintf(out, " %*s", width, "-");
+}
+
+static int cell_width(const struct thpnuma_stats *st, const uint64_t *total)
+{
+	int width = MIN_CELL_WIDTH;
+	unsigned int i;
+	int c, n;
+
+	for (c = 0; c < STAT_NR_COUNTERS; c++) {
+		n = snprintf(NULL, 0, "%" PRIu64, total[c]);
+		if (n > width)
+			width = n;
+		for (i = 0; i < st->nr_nodes; i++) {
+			n = snprintf(NULL, 0, "%" PRIu64,
+				     st->nodes[i].counter[c]);
+			if (n > width)
+				width = n;
+		}
+	}
+	return width;
 }
 
 /* One derived row; @which picks the field of struct derived_stats. */
@@ -401,9 +424,10 @@ void stats_write_table(FILE *out, const struct thpnuma_stats *st,
 	struct derived_stats *node_derived;
 	char name[32];
 	unsigned int i;
-	int c, r;
+	int c, r, width;
 
 	stats_total(st, total);
+	width = cell_width(st, total);
 	stats_derive(total, &total_derived);
 	node_derived = calloc(st->nr_nodes ? st->nr_nodes : 1,
 			      sizeof(*node_derived));
@@ -415,35 +439,36 @@ void stats_write_table(FILE *out, const struct thpnuma_stats *st,
 	put_label(out, "");
 	for (i = 0; i < st->nr_nodes; i++) {
 		snprintf(name, sizeof(name), "Node %d", st->nodes[i].node);
-		fprintf(out, " %*s", COLUMN_WIDTH - 1, name);
+		fprintf(out, " %*s", width, name);
 	}
 	if (with_total)
-		fprintf(out, " %*s", COLUMN_WIDTH - 1, "Total");
+		fprintf(out, " %*s", width, "Total");
 	fputc('\n', out);
 
 	put_label(out, "");
-	for (i = 0; i < st->nr_nodes + with_total; i++)
-		fprintf(out, " %.*s", COLUMN_WIDTH - 1,
-			"---------------------------------");
+	for (i = 0; i < st->nr_nodes + with_total; i++) {
+		fputc(' ', out);
+		for (c = 0; c < width; c++)
+			fputc('-', out);
+	}
 	fputc('\n', out);
 
 	for (c = 0; c < STAT_NR_COUNTERS; c++) {
 		put_label(out, stat_counter_names[c]);
 		for (i = 0; i < st->nr_nodes; i++)
-			fprintf(out, " %*" PRIu64, COLUMN_WIDTH - 1,
+			fprintf(out, " %*" PRIu64, width,
 				st->nodes[i].counter[c]);
 		if (with_total)
-			fprintf(out, " %*" PRIu64, COLUMN_WIDTH - 1,
-				total[c]);
+			fprintf(out, " %*" PRIu64, width, total[c]);
 		fputc('\n', out);
 	}
 	for (r = ROW_LOCAL; r <= ROW_ALLOC_US; r++) {
 		put_label(out, derived_labels[r]);
 		for (i = 0; i < st->nr_nodes; i++)
-			put_pct_cell(out, &node_derived[i],
+			put_pct_cell(out, width, &node_derived[i],
 				     derived_value(&node_derived[i], r));
 		if (with_total)
-			put_pct_cell(out, &total_derived,
+			put_pct_cell(out, width, &total_derived,
 				     derived_value(&total_derived, r));
 		fputc('\n', out);
 	}

@@ -436,6 +436,9 @@ static int run_choice(const struct command *cmd, int argc, char *argv[],
 		}
 		if (ret)
 			return debugfs_failure("change", file, -ret);
+		/* The write was accepted whole: that is the new value. */
+		printf("%s\n", wanted);
+		return EXIT_OK;
 	}
 	ret = read_line(path, line, sizeof(line));
 	if (ret)
@@ -492,6 +495,9 @@ static int cmd_zone_reclaim(const struct command *cmd, int argc,
 		}
 		if (ret)
 			return debugfs_failure("change", "zone_reclaim", -ret);
+		format_zone_reclaim(text, sizeof(text), bits);
+		printf("%s\n", text);
+		return EXIT_OK;
 	}
 	ret = read_line(path, line, sizeof(line));
 	if (ret)
