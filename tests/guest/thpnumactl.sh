@@ -11,7 +11,7 @@ KO=/lib/thpnuma.ko
 out=/tmp/thpnumactl.out
 err=/tmp/thpnumactl.err
 
-tap_plan 38
+tap_plan 40
 
 run() { "$T" "$@" > $out 2> $err; rc=$?; }
 
@@ -62,6 +62,22 @@ expect "policy when not loaded says how to load" 1 "load it with: thpnumactl loa
 expect "status when not loaded" 0 "not loaded" status
 expect "loading a non-module file: invalid module format" 1 \
 	"invalid module format" load --module /tests/lib.sh
+# A copy of the module with one letter of its vermagic changed: the kernel
+# refuses it and says why in its log, which thpnumactl must quote.
+cp $KO /tmp/thpnuma.ko
+strings -t d /tmp/thpnuma.ko | awk '$2 ~ /^vermagic=/ && $3 == "SMP" {
+	print $1 + length($2) + 3; exit }' > /tmp/vermagic.off
+if [ -s /tmp/vermagic.off ]; then
+	printf Q | dd of=/tmp/thpnuma.ko bs=1 seek="$(cat /tmp/vermagic.off)" \
+		conv=notrunc 2>/dev/null
+	expect "module refused by the kernel: invalid module format" 1 \
+		"invalid module format" load --module /tmp/thpnuma.ko
+	check "the refusal quotes the module's kernel log line" \
+		grep -q "^  thpnuma: version magic .*SMQ" $err
+else
+	skip "module refused by the kernel" "no ' SMP' in this module's vermagic"
+	skip "the refusal quotes the module's kernel log line" "as above"
+fi
 expect "loading a missing file says so" 1 "no such file" \
 	load --module /tmp/nonexistent.ko
 expect "no /lib/modules: module not found" 1 "not found in /lib/modules" load
