@@ -27,6 +27,9 @@ log=$work/log
 	THPNUMACTL="$out/thpnumactl" FIXTURES="$here/fixtures" \
 		"$here/cli.sh" ||
 		echo "not ok - cli.sh exited with status $?"
+	THPNUMACTL="$out/thpnumactl" SRC="$here/../../../userspace/thpnumactl" \
+		bash "$here/completion.sh" ||
+		echo "not ok - completion.sh exited with status $?"
 } 2>&1 | tee "$log"
 
 passed=$(grep -c '^ok ' "$log")
