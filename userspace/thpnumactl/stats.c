@@ -43,7 +43,7 @@ static const char *const stat_counter_help[STAT_NR_COUNTERS] = {
 #define STATS_MAX_COLUMNS 64
 
 static void set_error(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+	__printf(3, 4);
 
 static void set_error(char *err, size_t errlen, const char *fmt, ...)
 {

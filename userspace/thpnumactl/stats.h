@@ -12,6 +12,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#ifndef __printf
+#define __printf(a, b) __attribute__((format(printf, a, b)))
+#endif
+
 /* Same names and order as the module's stats header. */
 enum stat_counter {
 	STAT_THP_LOCAL,

@@ -56,7 +56,7 @@ struct command {
 	const char *usage;	/* full --help text: options and examples */
 };
 
-static void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void error(const char *fmt, ...) __printf(1, 2);
 
 static void error(const char *fmt, ...)
 {
@@ -70,7 +70,7 @@ static void error(const char *fmt, ...)
 }
 
 static int usage_error(const struct command *cmd, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+	__printf(2, 3);
 
 static int usage_error(const struct command *cmd, const char *fmt, ...)
 {
@@ -636,6 +636,7 @@ static int cmd_stat(const struct command *cmd, int argc, char *argv[])
 	return EXIT_OK;
 }
 
+/* volatile sig_atomic_t: what C allows a signal handler to write. */
 static volatile sig_atomic_t watch_stop;
 
 /* Async-signal-safe: only sets a flag the loop polls. */

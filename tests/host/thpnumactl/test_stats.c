@@ -19,7 +19,7 @@ static const char *fixture_dir, *out_dir;
 static int test_nr, test_failed;
 
 static void result(int ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+	__printf(2, 3);
 
 static void result(int ok, const char *fmt, ...)
 {
