@@ -1,0 +1,158 @@
+#!/bin/sh
+# thpnumactl against the real module: load, settings, stats, unload, and
+# the messages for each way these fail. Runs as root in the test VM.
+#
+# Exit status conventions checked here: 0 success, 1 runtime failure,
+# 2 usage error. A bad --policy is a usage error (2): thpnumactl checks
+# names itself before the kernel sees them.
+. /tests/lib.sh
+T=/tests/thpnumactl
+KO=/lib/thpnuma.ko
+out=/tmp/thpnumactl.out
+err=/tmp/thpnumactl.err
+
+tap_plan 40
+
+run() { "$T" "$@" > $out 2> $err; rc=$?; }
+
+# expect NAME RC TEXT ARGS...: exit status RC and TEXT in the output.
+expect() {
+	_name=$1 _rc=$2 _text=$3
+	shift 3
+	run "$@"
+	if [ "$rc" -eq "$_rc" ] && cat $out $err | grep -qF -- "$_text"; then
+		ok "$_name"
+	else
+		not_ok "$_name"
+		diag "rc=$rc, wanted $_rc and '$_text'"
+		cat $out $err | sed 's/^/# /'
+	fi
+}
+
+# The JSON line thpnumactl should print for each row of the stats file.
+expected_json_rows() {
+	awk 'NR == 1 { for (i = 2; i <= NF; i++) h[i] = $i; next }
+	     NF { s = "{\"node\": " $1
+		  for (i = 2; i <= NF; i++) s = s ", \"" h[i] "\": " $i
+		  print s }' $THPNUMA_DIR/stats
+}
+
+json_matches_stats() {
+	"$T" stat --json > /tmp/stat.json || return 1
+	expected_json_rows > /tmp/stat.expected
+	[ -s /tmp/stat.expected ] || return 1
+	while read -r row; do
+		grep -qF -- "$row, " /tmp/stat.json || return 1
+	done < /tmp/stat.expected
+}
+
+# The initramfs root comes from mktemp -d (mode 0700): open it up so that
+# nobody can reach /bin/sh and /tests at all.
+chmod 755 /
+
+as_nobody() {
+	su -s /bin/sh nobody -c "$T $*" > $out 2> $err
+	rc=$?
+}
+
+# ---- before loading -----------------------------------------------------
+expect "--version" 0 "thpnumactl " --version
+expect "unload when not loaded says so" 1 "thpnuma is not loaded" unload
+expect "policy when not loaded says how to load" 1 "load it with: thpnumactl load" policy
+expect "status when not loaded" 0 "not loaded" status
+expect "loading a non-module file: invalid module format" 1 \
+	"invalid module format" load --module /tests/lib.sh
+# A copy of the module with one letter of its vermagic changed: the kernel
+# refuses it and says why in its log, which thpnumactl must quote.
+cp $KO /tmp/thpnuma.ko
+strings -t d /tmp/thpnuma.ko | awk '$2 ~ /^vermagic=/ && $3 == "SMP" {
+	print $1 + length($2) + 3; exit }' > /tmp/vermagic.off
+if [ -s /tmp/vermagic.off ]; then
+	printf Q | dd of=/tmp/thpnuma.ko bs=1 seek="$(cat /tmp/vermagic.off)" \
+		conv=notrunc 2>/dev/null
+	expect "module refused by the kernel: invalid module format" 1 \
+		"invalid module format" load --module /tmp/thpnuma.ko
+	check "the refusal quotes the module's kernel log line" \
+		grep -q "^  thpnuma: version magic .*SMQ" $err
+else
+	skip "module refused by the kernel" "no ' SMP' in this module's vermagic"
+	skip "the refusal quotes the module's kernel log line" "as above"
+fi
+expect "loading a missing file says so" 1 "no such file" \
+	load --module /tmp/nonexistent.ko
+expect "no /lib/modules: module not found" 1 "not found in /lib/modules" load
+expect "bad --policy is a usage error (2)" 2 "invalid policy 'fastest'" \
+	load --module $KO --policy fastest
+check "nothing was loaded by the failures" test ! -e /sys/module/thpnuma
+
+# ---- load ------------------------------------------------------------------
+expect "load --policy strict-local" 0 "loaded" \
+	load --module $KO --policy strict-local
+check "debugfs policy is strict-local" \
+	grep -qF "[strict-local]" $THPNUMA_DIR/policy
+check "module parameter policy is strict-local" \
+	grep -qx strict-local /sys/module/thpnuma/parameters/policy
+expect "load when loaded: already loaded" 1 "thpnuma is already loaded" \
+	load --module $KO
+expect "status: loaded" 0 "loaded (live)" status
+expect "status: built for the running kernel" 0 "$(uname -r)" status
+expect "status: hooked symbol" 0 "hooked symbol:" status
+
+# ---- settings: set, then read back both ways ---------------------------------
+expect "policy local-then-remote" 0 local-then-remote policy local-then-remote
+check "debugfs agrees" grep -qF "[local-then-remote]" $THPNUMA_DIR/policy
+expect "policy reads back" 0 local-then-remote policy
+expect "zone-reclaim reclaim,swap" 0 "5 (reclaim,swap)" zone-reclaim reclaim,swap
+check "debugfs zone_reclaim is 5" grep -qx 5 $THPNUMA_DIR/zone_reclaim
+expect "zone-reclaim reads back" 0 "5 (reclaim,swap)" zone-reclaim
+expect "scope madvise" 0 madvise scope madvise
+check "debugfs scope is madvise" grep -qF "[madvise]" $THPNUMA_DIR/scope
+expect "scope reads back" 0 madvise scope
+
+# ---- stats ---------------------------------------------------------------------
+# Counters may move between the two reads; a few tries settle it.
+matched=1
+for try in 1 2 3; do
+	if json_matches_stats; then
+		matched=0
+		break
+	fi
+done
+if [ $matched -eq 0 ]; then ok "stat --json equals the debugfs stats file"
+else not_ok "stat --json equals the debugfs stats file"; cat /tmp/stat.json | sed 's/^/# /'; fi
+expect "stat table has node columns and Total" 0 "Total" stat
+expect "stat --prometheus" 0 'thpnuma_thp_local_total{node="1"}' stat --prometheus
+expect "watch -c 1" 0 "all" watch -i 0.2 -c 1
+expect "reset" 0 "counters reset" reset
+check "counters are zero after reset" \
+	awk 'NR > 1 { for (i = 2; i <= NF; i++) if ($i != 0) exit 1 }' $THPNUMA_DIR/stats
+
+# ---- not root ------------------------------------------------------------------------
+as_nobody policy kernel
+if [ "$rc" -eq 1 ] && grep -q "needs root" $err; then
+	ok "non-root policy change: needs root"
+else
+	not_ok "non-root policy change: needs root"
+	diag "rc=$rc"
+	sed 's/^/# /' $out $err
+fi
+as_nobody unload
+if [ "$rc" -eq 1 ] && grep -q "needs root" $err; then
+	ok "non-root unload: needs root"
+else
+	not_ok "non-root unload: needs root"
+	diag "rc=$rc"
+	sed 's/^/# /' $out $err
+fi
+check "policy unchanged by the non-root attempt" \
+	grep -qF "[local-then-remote]" $THPNUMA_DIR/policy
+
+# ---- unload -----------------------------------------------------------------------------
+# An open debugfs file holds a module reference: unload must refuse.
+exec 3< $THPNUMA_DIR/version
+expect "unload while a debugfs file is open: in use" 1 "in use" unload
+exec 3<&-
+expect "unload" 0 "unloaded thpnuma" unload
+check "module is gone" test ! -e /sys/module/thpnuma
+expect "unload again: not loaded" 1 "thpnuma is not loaded" unload
+tap_done

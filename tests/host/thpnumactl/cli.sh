@@ -1,0 +1,304 @@
+#!/bin/sh
+# thpnumactl commands run against a fake debugfs and sysfs tree, through
+# THPNUMACTL_DEBUGFS and THPNUMACTL_SYSFS. Prints TAP lines.
+# env: THPNUMACTL (the binary), FIXTURES (recorded stats files)
+T=$THPNUMACTL
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+n=0
+fails=0
+
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+
+# run ARGS...: run the tool, keep stdout, stderr and the exit status.
+run() {
+	"$T" "$@" > "$work/out" 2> "$work/err"
+	rc=$?
+}
+
+# expect RC TEXT NAME ARGS...: exit status RC and TEXT in stdout+stderr.
+expect() {
+	want_rc=$1 text=$2 name=$3
+	shift 3
+	run "$@"
+	if [ "$rc" -eq "$want_rc" ] &&
+	   cat "$work/out" "$work/err" | grep -qF -- "$text"; then
+		ok "$name"
+	else
+		not_ok "$name (rc=$rc, want $want_rc and '$text')"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
+}
+
+# expect_file FILE CONTENT NAME: the fake control file got CONTENT.
+expect_file() {
+	if [ "$(cat "$1")" = "$2" ]; then
+		ok "$3"
+	else
+		not_ok "$3 (file has '$(cat "$1")', want '$2')"
+	fi
+}
+
+# A fake tree shaped like a loaded module on a two-node machine.
+make_tree() {
+	root=$1
+	dbg=$root/debug/thpnuma
+	sys=$root/sys
+	mkdir -p "$dbg" "$sys/module/thpnuma/parameters" \
+		"$sys/kernel/mm/transparent_hugepage" \
+		"$sys/devices/system/node/node0" "$sys/devices/system/node/node1"
+	echo "kernel [strict-local] local-then-remote" > "$dbg/policy"
+	echo 3 > "$dbg/zone_reclaim"
+	echo "[all] madvise" > "$dbg/scope"
+	: > "$dbg/reset"
+	cp "$FIXTURES/good-2node.txt" "$dbg/stats"
+	printf 'version 0.1.0\nkernel 6.1.0-57-amd64\nhooked_symbol vma_alloc_folio\n' \
+		> "$dbg/version"
+	echo live > "$sys/module/thpnuma/initstate"
+	echo strict-local > "$sys/module/thpnuma/parameters/policy"
+	echo 3 > "$sys/module/thpnuma/parameters/zone_reclaim"
+	echo all > "$sys/module/thpnuma/parameters/scope"
+	echo "always [madvise] never" > "$sys/kernel/mm/transparent_hugepage/enabled"
+	echo "always defer defer+madvise [madvise] never" \
+		> "$sys/kernel/mm/transparent_hugepage/defrag"
+	echo 0-1 > "$sys/devices/system/node/online"
+	printf 'Node 0 MemTotal:  786432 kB\nNode 0 MemFree:   524288 kB\n' \
+		> "$sys/devices/system/node/node0/meminfo"
+	printf 'Node 1 MemTotal:  786432 kB\nNode 1 MemFree:   262144 kB\n' \
+		> "$sys/devices/system/node/node1/meminfo"
+}
+
+make_tree "$work/tree"
+export THPNUMACTL_DEBUGFS="$dbg" THPNUMACTL_SYSFS="$sys"
+
+# ---- usage errors: exit 2, a message and a pointer to --help ----------
+expect 2 "missing command" "no command is a usage error"
+expect 2 "unknown command 'frobnicate'" "unknown command" frobnicate
+expect 2 "unknown option '--frob'" "unknown global option" --frob
+expect 2 "unknown option '--bogus'" "stat: unknown long option" stat --bogus
+expect 2 "unknown option '-x'" "stat: unknown short option" stat -x
+expect 2 "option '-n' needs an argument" "stat -n without a node" stat -n
+expect 2 "option '--node' needs an argument" "stat --node without a node" stat --node
+expect 2 "invalid node 'abc'" "stat -n abc" stat -n abc
+expect 2 "invalid node '-1'" "stat -n -1" stat -n -1
+expect 2 "exclude each other" "stat --json --prometheus" stat --json --prometheus
+expect 2 "unexpected argument 'extra'" "stat extra argument" stat extra
+expect 2 "Try 'thpnumactl stat --help'" "usage errors point to --help" stat --bogus
+expect 2 "invalid interval '0'" "watch -i 0" watch -i 0
+expect 2 "invalid interval 'x'" "watch -i x" watch -i x
+expect 2 "invalid count '-1'" "watch -c -1" watch -c -1
+expect 2 "invalid count '0'" "watch -c 0" watch -c 0
+expect 2 "invalid policy 'bogus' (valid: kernel, strict-local, local-then-remote)" \
+	"policy bogus" policy bogus
+expect 2 "unexpected argument 'kernel'" "policy with two names" policy strict-local kernel
+expect 2 "invalid scope 'none'" "scope none" scope none
+expect 2 "invalid zone reclaim mode '8'" "zone-reclaim 8" zone-reclaim 8
+expect 2 "invalid zone reclaim mode '12'" "zone-reclaim 12" zone-reclaim 12
+expect 2 "invalid zone reclaim mode 'reclaim,foo'" "zone-reclaim unknown name" \
+	zone-reclaim reclaim,foo
+expect 2 "invalid zone reclaim mode 'reclaim,,swap'" "zone-reclaim empty name" \
+	zone-reclaim reclaim,,swap
+expect 2 "invalid zone reclaim mode ''" "zone-reclaim empty" zone-reclaim ""
+expect 2 "invalid policy 'fast'" "load --policy fast" load --policy fast
+expect 2 "invalid zone reclaim mode '9'" "load --zone-reclaim 9" load --zone-reclaim 9
+expect 2 "invalid scope 'some'" "load --scope some" load --scope some
+expect 2 "option '--module' needs an argument" "load --module without a path" load --module
+expect 2 "unexpected argument 'thpnuma'" "load with a stray argument" load thpnuma
+expect 2 "unexpected argument 'now'" "unload with a stray argument" unload now
+expect 2 "unexpected argument 'all'" "reset with a stray argument" reset all
+expect 2 "unknown command 'nope'" "help for an unknown command" help nope
+
+# ---- help and version ------------------------------------------------
+for c in load unload status policy zone-reclaim scope stat watch reset; do
+	expect 0 "Example" "$c --help shows usage with examples" $c --help
+done
+expect 0 "Usage: thpnumactl stat" "help stat" help stat
+expect 0 "zone-reclaim" "--help lists the commands" --help
+expect 0 "thpnumactl test" "--version" --version
+
+# ---- policy, scope, zone-reclaim against the fake debugfs -------------
+expect 0 "strict-local" "policy reads the bracketed value" policy
+: > "$dbg/policy"
+expect 0 "local-then-remote" "policy local-then-remote" policy local-then-remote
+expect_file "$dbg/policy" local-then-remote "policy writes the name"
+expect 0 "all" "scope reads the bracketed value" scope
+: > "$dbg/scope"
+expect 0 "madvise" "scope madvise" scope madvise
+expect_file "$dbg/scope" madvise "scope writes the name"
+expect 0 "3 (reclaim,write)" "zone-reclaim reads bits and names" zone-reclaim
+for pair in "reclaim,swap 5" "swap,reclaim,write 7" "none 0" "0 0" "6 6" "write 2"; do
+	arg=${pair% *} bits=${pair#* }
+	: > "$dbg/zone_reclaim"
+	expect 0 "$bits (" "zone-reclaim $arg" zone-reclaim "$arg"
+	expect_file "$dbg/zone_reclaim" "$bits" "zone-reclaim $arg writes $bits"
+done
+echo 0 > "$dbg/zone_reclaim"
+expect 0 "0 (none)" "zone-reclaim 0 reads as none" zone-reclaim
+echo "garbage" > "$dbg/zone_reclaim"
+expect 1 "unexpected contents" "zone-reclaim refuses a garbled file" zone-reclaim
+echo "kernel strict-local" > "$dbg/policy"
+expect 1 "unexpected contents" "policy refuses a file without brackets" policy
+
+# ---- reset -------------------------------------------------------------
+expect 0 "counters reset" "reset" reset
+expect_file "$dbg/reset" 1 "reset writes 1"
+
+# ---- stat ----------------------------------------------------------------
+expect 0 "Node 1" "stat shows a table" stat
+expect 0 "Total" "stat has a Total column" stat
+expect 0 "avg alloc µs" "stat has derived rows" stat
+run stat
+if grep -q "^local %  *93.46  *-  *93.46$" "$work/out"; then
+	ok "stat: local % per node and total"
+else
+	not_ok "stat: local % per node and total"
+fi
+run stat -n 1
+if grep -q "Node 1" "$work/out" && ! grep -q "Node 0\|Total" "$work/out"; then
+	ok "stat -n 1 shows only node 1"
+else
+	not_ok "stat -n 1 shows only node 1"
+fi
+expect 1 "node 5 is not online" "stat -n 5 on a two-node machine" stat -n 5
+run stat --json
+if [ "$rc" -eq 0 ] && python3 - "$work/out" "$dbg/stats" <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+lines = open(sys.argv[2]).read().split("\n")
+names = lines[0].split()[1:]
+rows = [l.split() for l in lines[1:] if l.strip()]
+assert [n["node"] for n in doc["nodes"]] == [int(r[0]) for r in rows]
+for node, row in zip(doc["nodes"], rows):
+    for name, value in zip(names, row[1:]):
+        assert node[name] == int(value), (name, node[name], value)
+for name in names:
+    assert doc["total"][name] == sum(n[name] for n in doc["nodes"])
+assert doc["nodes"][1]["local_pct"] is None
+assert abs(doc["nodes"][0]["avg_alloc_us"] - 2000.0) < 1e-9
+EOF
+then
+	ok "stat --json is valid JSON with the file's numbers"
+else
+	not_ok "stat --json is valid JSON with the file's numbers"
+fi
+run stat -n 0 --json
+if [ "$rc" -eq 0 ] && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [n["node"] for n in d["nodes"]] == [0]' "$work/out"; then
+	ok "stat -n 0 --json holds node 0 only"
+else
+	not_ok "stat -n 0 --json holds node 0 only"
+fi
+run stat --prometheus
+if [ "$rc" -eq 0 ] && python3 "$here/check_prometheus.py" "$work/out" &&
+   grep -qx 'thpnuma_thp_local_total{node="0"} 100' "$work/out"; then
+	ok "stat --prometheus is valid exposition text"
+else
+	not_ok "stat --prometheus is valid exposition text"
+fi
+for f in bad-non-numeric bad-missing-column bad-empty bad-overflow; do
+	cp "$FIXTURES/$f.txt" "$dbg/stats"
+	expect 1 "cannot parse $dbg/stats: " "stat refuses $f" stat
+done
+cp "$FIXTURES/good-4node-huge.txt" "$dbg/stats"
+expect 0 "18446744073709551615" "stat shows 64-bit maxima" stat
+
+# ---- watch ----------------------------------------------------------------
+cp "$FIXTURES/good-2node.txt" "$dbg/stats"
+run watch -i 0.1 -c 2
+if [ "$rc" -eq 0 ] && [ "$(grep -c ' all ' "$work/out")" -eq 2 ] &&
+   head -1 "$work/out" | grep -q "^time  *node  *local"; then
+	ok "watch -c 2 prints a header and two intervals"
+else
+	not_ok "watch -c 2 prints a header and two intervals (rc=$rc)"
+fi
+"$T" watch -i 5 > "$work/out" 2> "$work/err" &
+pid=$!
+sleep 0.5
+kill -INT $pid
+wait $pid
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q "^time" "$work/out"; then
+	ok "watch ends cleanly on SIGINT"
+else
+	not_ok "watch ends cleanly on SIGINT (rc=$rc)"
+fi
+
+# ---- status -----------------------------------------------------------------
+run status
+if [ "$rc" -eq 0 ] &&
+   grep -q "^module: *loaded (live)" "$work/out" &&
+   grep -q "^version: *0.1.0" "$work/out" &&
+   grep -q "^built for: *6.1.0-57-amd64" "$work/out" &&
+   grep -q "^hooked symbol: *vma_alloc_folio" "$work/out" &&
+   grep -q "^policy: *strict-local" "$work/out" &&
+   grep -q "^zone_reclaim: *3 (reclaim,write)" "$work/out" &&
+   grep -q "^scope: *all" "$work/out" &&
+   grep -q "^THP enabled: *madvise" "$work/out" &&
+   grep -q "^THP defrag: *madvise" "$work/out" &&
+   grep -q "^nodes online: *0-1" "$work/out" &&
+   grep -q "^node 0 free: *512.0 MiB" "$work/out" &&
+   grep -q "^node 1 free: *256.0 MiB" "$work/out"; then
+	ok "status shows module, settings, THP mode and node memory"
+else
+	not_ok "status shows module, settings, THP mode and node memory"
+	sed 's/^/# /' "$work/out"
+fi
+
+# ---- module not loaded ----------------------------------------------------------
+rm "$sys/module/thpnuma/initstate"
+expect 0 "not loaded" "status says not loaded" status
+THPNUMACTL_DEBUGFS=$work/nowhere
+expect 1 "thpnuma is not loaded; load it with: thpnumactl load" \
+	"policy without the module says how to load it" policy
+expect 1 "thpnuma is not loaded" "stat without the module" stat
+expect 1 "thpnuma is not loaded" "reset without the module" reset
+THPNUMACTL_DEBUGFS=$dbg
+
+# ---- not root ----------------------------------------------------------------
+# debugfs is 0700 root: an ordinary user cannot even look inside.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
+	priv=$work/priv
+	mkdir -p "$priv"
+	make_tree "$priv/t"
+	chmod 755 "$work" "$priv" "$priv/t"
+	chmod 700 "$priv/t/debug"
+	as_nobody() {
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+			env THPNUMACTL_DEBUGFS="$priv/t/debug/thpnuma" \
+			THPNUMACTL_SYSFS="$priv/t/sys" "$T" "$@" \
+			> "$work/out" 2> "$work/err"
+		rc=$?
+	}
+	for args in "policy" "policy kernel" "zone-reclaim 1" "scope all" "stat" "reset" "load" "unload"; do
+		# shellcheck disable=SC2086
+		as_nobody $args
+		if [ "$rc" -eq 1 ] && grep -q "needs root" "$work/err"; then
+			ok "non-root '$args' is told it needs root"
+		else
+			not_ok "non-root '$args' is told it needs root (rc=$rc)"
+			sed 's/^/# /' "$work/err"
+		fi
+	done
+	as_nobody load --policy fast
+	if [ "$rc" -eq 2 ]; then
+		ok "non-root usage errors stay usage errors"
+	else
+		not_ok "non-root usage errors stay usage errors (rc=$rc)"
+	fi
+	as_nobody status
+	if [ "$rc" -eq 0 ] && grep -q "reading debugfs needs root" "$work/out" &&
+	   grep -q "^policy: *strict-local" "$work/out"; then
+		ok "non-root status reads the settings from sysfs"
+	else
+		not_ok "non-root status reads the settings from sysfs (rc=$rc)"
+	fi
+else
+	n=$((n + 1))
+	echo "ok $n - non-root checks # SKIP needs root and setpriv to drop it"
+fi
+
+[ "$fails" -eq 0 ]

@@ -1,0 +1,38 @@
+#!/bin/sh
+# Run the thpnumactl host tests and total their TAP lines.
+# usage: run.sh BUILD_DIR (holding thpnumactl and test_stats)
+out=$1
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+log=$work/log
+
+{
+	"$out/test_stats" "$here/fixtures" "$work" ||
+		echo "not ok - test_stats exited with status $?"
+	for f in "$work"/*.json; do
+		if python3 -m json.tool "$f" > /dev/null; then
+			echo "ok - $(basename "$f") is valid JSON"
+		else
+			echo "not ok - $(basename "$f") is valid JSON"
+		fi
+	done
+	for f in "$work"/*.prom; do
+		if python3 "$here/check_prometheus.py" "$f"; then
+			echo "ok - $(basename "$f") is valid Prometheus text"
+		else
+			echo "not ok - $(basename "$f") is valid Prometheus text"
+		fi
+	done
+	THPNUMACTL="$out/thpnumactl" FIXTURES="$here/fixtures" \
+		"$here/cli.sh" ||
+		echo "not ok - cli.sh exited with status $?"
+	THPNUMACTL="$out/thpnumactl" SRC="$here/../../../userspace/thpnumactl" \
+		bash "$here/completion.sh" ||
+		echo "not ok - completion.sh exited with status $?"
+} 2>&1 | tee "$log"
+
+passed=$(grep -c '^ok ' "$log")
+failed=$(grep -c '^not ok ' "$log")
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -1,0 +1,608 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * thpnumactl: parse /sys/kernel/debug/thpnuma/stats and write it out as a
+ * numastat-like table, JSON or Prometheus text exposition format.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "stats.h"
+
+const char *const stat_counter_names[STAT_NR_COUNTERS] = {
+	[STAT_THP_LOCAL]	= "thp_local",
+	[STAT_THP_REMOTE]	= "thp_remote",
+	[STAT_THP_FALLBACK]	= "thp_fallback",
+	[STAT_PASSTHROUGH]	= "passthrough",
+	[STAT_THP_REMOTE_IN]	= "thp_remote_in",
+	[STAT_COMPACT_STALL]	= "compact_stall",
+	[STAT_COMPACT_SUCCESS]	= "compact_success",
+	[STAT_COMPACT_FAIL]	= "compact_fail",
+	[STAT_RECLAIM_STALL]	= "reclaim_stall",
+	[STAT_RECLAIM_PAGES]	= "reclaim_pages",
+	[STAT_ALLOC_NS]		= "alloc_ns",
+};
+
+/* Help text of each Prometheus metric. */
+static const char *const stat_counter_help[STAT_NR_COUNTERS] = {
+	[STAT_THP_LOCAL]	= "THP faults placed on the faulting CPU's node.",
+	[STAT_THP_REMOTE]	= "THP faults placed on another node.",
+	[STAT_THP_FALLBACK]	= "THP faults that fell back to small pages.",
+	[STAT_PASSTHROUGH]	= "THP faults left to the kernel's own policy.",
+	[STAT_THP_REMOTE_IN]	= "THPs this node received for faults from other nodes.",
+	[STAT_COMPACT_STALL]	= "Direct compaction attempts during THP faults.",
+	[STAT_COMPACT_SUCCESS]	= "Direct compactions that yielded a huge page.",
+	[STAT_COMPACT_FAIL]	= "Direct compactions that did not yield a huge page.",
+	[STAT_RECLAIM_STALL]	= "Direct reclaim attempts during THP faults.",
+	[STAT_RECLAIM_PAGES]	= "Pages reclaimed during THP faults.",
+	[STAT_ALLOC_NS]		= "Time spent allocating THPs, in seconds.",
+};
+
+/* Up to this many columns, so newer modules may add counters. */
+#define STATS_MAX_COLUMNS 64
+
+static void set_error(char *err, size_t errlen, const char *fmt, ...)
+	__printf(3, 4);
+
+static void set_error(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* Decimal digits only: strtoull would take "-1", "+1" and " 1". */
+static int parse_u64(const char *s, uint64_t *val)
+{
+	uint64_t v = 0;
+
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		unsigned int digit;
+
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		digit = *s - '0';
+		if (v > (UINT64_MAX - digit) / 10)
+			return -ERANGE;
+		v = v * 10 + digit;
+	}
+	*val = v;
+	return 0;
+}
+
+/* Split @line in place on blanks; returns the number of fields or -E2BIG. */
+static int split_fields(char *line, char **field, int max)
+{
+	int n = 0;
+	char *save = NULL;
+	char *tok;
+
+	for (tok = strtok_r(line, " \t", &save); tok;
+	     tok = strtok_r(NULL, " \t", &save)) {
+		if (n == max)
+			return -E2BIG;
+		field[n++] = tok;
+	}
+	return n;
+}
+
+struct stats_header {
+	int nr_columns;
+	/* Column of each known counter in a row (0 is the node id). */
+	int column[STAT_NR_COUNTERS];
+};
+
+static int parse_header(char *line, int lineno, struct stats_header *hdr,
+			char *err, size_t errlen)
+{
+	char *field[STATS_MAX_COLUMNS];
+	int n, i, c;
+
+	n = split_fields(line, field, STATS_MAX_COLUMNS);
+	if (n < 0) {
+		set_error(err, errlen, "line %d: more than %d columns",
+			  lineno, STATS_MAX_COLUMNS);
+		return -EINVAL;
+	}
+	if (n == 0 || strcmp(field[0], "node")) {
+		set_error(err, errlen,
+			  "line %d: header does not start with \"node\"",
+			  lineno);
+		return -EINVAL;
+	}
+	for (c = 0; c < STAT_NR_COUNTERS; c++)
+		hdr->column[c] = -1;
+	for (i = 1; i < n; i++) {
+		for (c = 0; c < STAT_NR_COUNTERS; c++) {
+			if (strcmp(field[i], stat_counter_names[c]))
+				continue;
+			if (hdr->column[c] >= 0) {
+				set_error(err, errlen,
+					  "line %d: column \"%s\" appears twice",
+					  lineno, field[i]);
+				return -EINVAL;
+			}
+			hdr->column[c] = i;
+		}
+		/* Unknown columns come from a newer module: skip them. */
+	}
+	for (c = 0; c < STAT_NR_COUNTERS; c++) {
+		if (hdr->column[c] < 0) {
+			set_error(err, errlen,
+				  "line %d: header lacks column \"%s\"",
+				  lineno, stat_counter_names[c]);
+			return -EINVAL;
+		}
+	}
+	hdr->nr_columns = n;
+	return 0;
+}
+
+static int parse_row(char *line, int lineno, const struct stats_header *hdr,
+		     struct thpnuma_stats *st, char *err, size_t errlen)
+{
+	char *field[STATS_MAX_COLUMNS];
+	struct node_stats *ns;
+	uint64_t node;
+	unsigned int i;
+	int n, c, ret;
+
+	n = split_fields(line, field, STATS_MAX_COLUMNS);
+	if (n != hdr->nr_columns) {
+		set_error(err, errlen,
+			  "line %d: %s fields, the header has %d", lineno,
+			  n < 0 ? "too many" : n < hdr->nr_columns ?
+			  "too few" : "too many", hdr->nr_columns);
+		return -EINVAL;
+	}
+	if (parse_u64(field[0], &node) || node >= STATS_MAX_NODES) {
+		set_error(err, errlen, "line %d: bad node id \"%s\"", lineno,
+			  field[0]);
+		return -EINVAL;
+	}
+	for (i = 0; i < st->nr_nodes; i++) {
+		if (st->nodes[i].node == (int)node) {
+			set_error(err, errlen, "line %d: node %" PRIu64
+				  " appears twice", lineno, node);
+			return -EINVAL;
+		}
+	}
+	if (st->nr_nodes == STATS_MAX_NODES) {
+		set_error(err, errlen, "line %d: more than %d nodes", lineno,
+			  STATS_MAX_NODES);
+		return -EINVAL;
+	}
+	ns = &st->nodes[st->nr_nodes];
+	ns->node = (int)node;
+	for (c = 0; c < STAT_NR_COUNTERS; c++) {
+		const char *text = field[hdr->column[c]];
+
+		ret = parse_u64(text, &ns->counter[c]);
+		if (ret == -ERANGE) {
+			set_error(err, errlen,
+				  "line %d: %s value \"%s\" exceeds 64 bits",
+				  lineno, stat_counter_names[c], text);
+			return -EINVAL;
+		}
+		if (ret) {
+			set_error(err, errlen,
+				  "line %d: %s value \"%s\" is not a number",
+				  lineno, stat_counter_names[c], text);
+			return -EINVAL;
+		}
+	}
+	st->nr_nodes++;
+	return 0;
+}
+
+int stats_parse(const char *text, struct thpnuma_stats *st,
+		char *err, size_t errlen)
+{
+	struct stats_header hdr;
+	bool seen_header = false;
+	char *copy, *line, *next;
+	int lineno = 0;
+	int ret = 0;
+
+	st->nr_nodes = 0;
+	copy = strdup(text);
+	st->nodes = calloc(STATS_MAX_NODES, sizeof(*st->nodes));
+	if (!copy || !st->nodes) {
+		set_error(err, errlen, "out of memory");
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (line = copy; line && !ret; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		line[strcspn(line, "\r")] = '\0';
+		/* Blank lines carry nothing; a trailing one is normal. */
+		if (line[strspn(line, " \t")] == '\0')
+			continue;
+		if (!seen_header) {
+			ret = parse_header(line, lineno, &hdr, err, errlen);
+			seen_header = true;
+		} else {
+			ret = parse_row(line, lineno, &hdr, st, err, errlen);
+		}
+	}
+	if (!ret && !seen_header) {
+		set_error(err, errlen, "empty stats file");
+		ret = -EINVAL;
+	} else if (!ret && st->nr_nodes == 0) {
+		set_error(err, errlen, "no node rows after the header");
+		ret = -EINVAL;
+	}
+out:
+	free(copy);
+	if (ret)
+		stats_free(st);
+	return ret;
+}
+
+void stats_free(struct thpnuma_stats *st)
+{
+	free(st->nodes);
+	st->nodes = NULL;
+	st->nr_nodes = 0;
+}
+
+int stats_select_node(struct thpnuma_stats *st, int node)
+{
+	unsigned int i;
+
+	for (i = 0; i < st->nr_nodes; i++) {
+		if (st->nodes[i].node == node) {
+			st->nodes[0] = st->nodes[i];
+			st->nr_nodes = 1;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static uint64_t add_saturating(uint64_t a, uint64_t b)
+{
+	uint64_t sum;
+
+	if (__builtin_add_overflow(a, b, &sum))
+		return UINT64_MAX;
+	return sum;
+}
+
+void stats_total(const struct thpnuma_stats *st,
+		 uint64_t total[STAT_NR_COUNTERS])
+{
+	unsigned int i;
+	int c;
+
+	for (c = 0; c < STAT_NR_COUNTERS; c++)
+		total[c] = 0;
+	for (i = 0; i < st->nr_nodes; i++)
+		for (c = 0; c < STAT_NR_COUNTERS; c++)
+			total[c] = add_saturating(total[c],
+						  st->nodes[i].counter[c]);
+}
+
+void stats_derive(const uint64_t counter[STAT_NR_COUNTERS],
+		  struct derived_stats *d)
+{
+	/* In double: the sum of three huge u64 values must not wrap. */
+	double placed = (double)counter[STAT_THP_LOCAL] +
+			(double)counter[STAT_THP_REMOTE] +
+			(double)counter[STAT_THP_FALLBACK];
+
+	memset(d, 0, sizeof(*d));
+	if (placed == 0)
+		return;
+	d->valid = true;
+	d->local_pct = 100.0 * counter[STAT_THP_LOCAL] / placed;
+	d->remote_pct = 100.0 * counter[STAT_THP_REMOTE] / placed;
+	d->fallback_pct = 100.0 * counter[STAT_THP_FALLBACK] / placed;
+	d->avg_alloc_us = counter[STAT_ALLOC_NS] / placed / 1000.0;
+}
+
+int stats_delta(const struct thpnuma_stats *prev,
+		const struct thpnuma_stats *cur, struct thpnuma_stats *delta)
+{
+	unsigned int i, j;
+	int c;
+
+	delta->nodes = calloc(cur->nr_nodes ? cur->nr_nodes : 1,
+			      sizeof(*delta->nodes));
+	if (!delta->nodes)
+		return -ENOMEM;
+	delta->nr_nodes = cur->nr_nodes;
+	for (i = 0; i < cur->nr_nodes; i++) {
+		const struct node_stats *before = NULL;
+		struct node_stats *d = &delta->nodes[i];
+
+		*d = cur->nodes[i];
+		for (j = 0; j < prev->nr_nodes; j++)
+			if (prev->nodes[j].node == cur->nodes[i].node)
+				before = &prev->nodes[j];
+		if (!before)
+			continue;	/* node came online: all of it is new */
+		for (c = 0; c < STAT_NR_COUNTERS; c++)
+			if (d->counter[c] >= before->counter[c])
+				d->counter[c] -= before->counter[c];
+	}
+	return 0;
+}
+
+/*
+ * numastat's layout: a label column, then one right-aligned column each,
+ * at least 15 characters wide and widened to fit 20-digit counters.
+ */
+#define LABEL_WIDTH	16
+#define MIN_CELL_WIDTH	15
+
+/*
+ * printf pads by bytes; "µ" is two bytes but one column. Pad by
+ * characters so the UTF-8 label lines up.
+ */
+static void put_label(FILE *out, const char *label)
+{
+	int chars = 0;
+	const char *p;
+
+	for (p = label; *p; p++)
+		if ((*p & 0xc0) != 0x80)
+			chars++;
+	fputs(label, out);
+	for (; chars < LABEL_WIDTH; chars++)
+		fputc(' ', out);
+}
+
+static void put_pct_cell(FILE *out, int width, const struct derived_stats *d,
+			 double value)
+{
+	if (d->valid)
+		fprintf(out, " %*.2f", width, value);
+	else
+		fprintf(out, " %*s", width, "-");
+}
+
+static int cell_width(const struct thpnuma_stats *st, const uint64_t *total)
+{
+	int width = MIN_CELL_WIDTH;
+	unsigned int i;
+	int c, n;
+
+	for (c = 0; c < STAT_NR_COUNTERS; c++) {
+		n = snprintf(NULL, 0, "%" PRIu64, total[c]);
+		if (n > width)
+			width = n;
+		for (i = 0; i < st->nr_nodes; i++) {
+			n = snprintf(NULL, 0, "%" PRIu64,
+				     st->nodes[i].counter[c]);
+			if (n > width)
+				width = n;
+		}
+	}
+	return width;
+}
+
+/* One derived row; @which picks the field of struct derived_stats. */
+enum derived_row { ROW_LOCAL, ROW_REMOTE, ROW_FALLBACK, ROW_ALLOC_US };
+
+static double derived_value(const struct derived_stats *d,
+			    enum derived_row which)
+{
+	switch (which) {
+	case ROW_LOCAL:
+		return d->local_pct;
+	case ROW_REMOTE:
+		return d->remote_pct;
+	case ROW_FALLBACK:
+		return d->fallback_pct;
+	default:
+		return d->avg_alloc_us;
+	}
+}
+
+void stats_write_table(FILE *out, const struct thpnuma_stats *st,
+		       bool with_total)
+{
+	static const char *const derived_labels[] = {
+		[ROW_LOCAL]	= "local %",
+		[ROW_REMOTE]	= "remote %",
+		[ROW_FALLBACK]	= "fallback %",
+		[ROW_ALLOC_US]	= "avg alloc µs",
+	};
+	uint64_t total[STAT_NR_COUNTERS];
+	struct derived_stats total_derived;
+	struct derived_stats *node_derived;
+	char name[32];
+	unsigned int i;
+	int c, r, width;
+
+	stats_total(st, total);
+	width = cell_width(st, total);
+	stats_derive(total, &total_derived);
+	node_derived = calloc(st->nr_nodes ? st->nr_nodes : 1,
+			      sizeof(*node_derived));
+	if (!node_derived)
+		return;
+	for (i = 0; i < st->nr_nodes; i++)
+		stats_derive(st->nodes[i].counter, &node_derived[i]);
+
+	put_label(out, "");
+	for (i = 0; i < st->nr_nodes; i++) {
+		snprintf(name, sizeof(name), "Node %d", st->nodes[i].node);
+		fprintf(out, " %*s", width, name);
+	}
+	if (with_total)
+		fprintf(out, " %*s", width, "Total");
+	fputc('\n', out);
+
+	put_label(out, "");
+	for (i = 0; i < st->nr_nodes + with_total; i++) {
+		fputc(' ', out);
+		for (c = 0; c < width; c++)
+			fputc('-', out);
+	}
+	fputc('\n', out);
+
+	for (c = 0; c < STAT_NR_COUNTERS; c++) {
+		put_label(out, stat_counter_names[c]);
+		for (i = 0; i < st->nr_nodes; i++)
+			fprintf(out, " %*" PRIu64, width,
+				st->nodes[i].counter[c]);
+		if (with_total)
+			fprintf(out, " %*" PRIu64, width, total[c]);
+		fputc('\n', out);
+	}
+	for (r = ROW_LOCAL; r <= ROW_ALLOC_US; r++) {
+		put_label(out, derived_labels[r]);
+		for (i = 0; i < st->nr_nodes; i++)
+			put_pct_cell(out, width, &node_derived[i],
+				     derived_value(&node_derived[i], r));
+		if (with_total)
+			put_pct_cell(out, width, &total_derived,
+				     derived_value(&total_derived, r));
+		fputc('\n', out);
+	}
+	free(node_derived);
+}
+
+static void put_json_counters(FILE *out, const uint64_t *counter)
+{
+	static const char *const derived_keys[] = {
+		[ROW_LOCAL]	= "local_pct",
+		[ROW_REMOTE]	= "remote_pct",
+		[ROW_FALLBACK]	= "fallback_pct",
+		[ROW_ALLOC_US]	= "avg_alloc_us",
+	};
+	struct derived_stats d;
+	int c, r;
+
+	stats_derive(counter, &d);
+	for (c = 0; c < STAT_NR_COUNTERS; c++)
+		fprintf(out, "%s\"%s\": %" PRIu64, c ? ", " : "",
+			stat_counter_names[c], counter[c]);
+	/* No THP fault placed: the ratios are undefined, not zero. */
+	for (r = ROW_LOCAL; r <= ROW_ALLOC_US; r++) {
+		if (d.valid)
+			fprintf(out, ", \"%s\": %.3f", derived_keys[r],
+				derived_value(&d, r));
+		else
+			fprintf(out, ", \"%s\": null", derived_keys[r]);
+	}
+}
+
+/*
+ * One node per line, keys in the stats file's order, so shell scripts can
+ * grep a node's line as well as jq can read the document.
+ */
+void stats_write_json(FILE *out, const struct thpnuma_stats *st)
+{
+	uint64_t total[STAT_NR_COUNTERS];
+	unsigned int i;
+
+	stats_total(st, total);
+	fputs("{\n  \"nodes\": [\n", out);
+	for (i = 0; i < st->nr_nodes; i++) {
+		fprintf(out, "    {\"node\": %d, ", st->nodes[i].node);
+		put_json_counters(out, st->nodes[i].counter);
+		fprintf(out, "}%s\n", i + 1 < st->nr_nodes ? "," : "");
+	}
+	fputs("  ],\n  \"total\": {", out);
+	put_json_counters(out, total);
+	fputs("}\n}\n", out);
+}
+
+void stats_write_prometheus(FILE *out, const struct thpnuma_stats *st)
+{
+	unsigned int i;
+	int c;
+
+	for (c = 0; c < STAT_NR_COUNTERS; c++) {
+		/* Prometheus wants base units: alloc_ns becomes seconds. */
+		const char *metric = c == STAT_ALLOC_NS ? "alloc_seconds" :
+				     stat_counter_names[c];
+
+		fprintf(out, "# HELP thpnuma_%s_total %s\n", metric,
+			stat_counter_help[c]);
+		fprintf(out, "# TYPE thpnuma_%s_total counter\n", metric);
+		for (i = 0; i < st->nr_nodes; i++) {
+			uint64_t v = st->nodes[i].counter[c];
+
+			fprintf(out, "thpnuma_%s_total{node=\"%d\"} ", metric,
+				st->nodes[i].node);
+			if (c == STAT_ALLOC_NS)
+				fprintf(out, "%" PRIu64 ".%09" PRIu64 "\n",
+					v / 1000000000, v % 1000000000);
+			else
+				fprintf(out, "%" PRIu64 "\n", v);
+		}
+	}
+}
+
+/* Watch rows: fixed width so a terminal reads them as columns. */
+#define WATCH_FMT_HEAD	"%-8s %4s %10s %10s %10s %10s %10s %10s %10s\n"
+#define WATCH_FMT_ROW	"%-8s %4s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 \
+			" %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10s\n"
+
+void stats_write_watch_header(FILE *out)
+{
+	fprintf(out, WATCH_FMT_HEAD, "time", "node", "local", "remote",
+		"fallback", "passthru", "compact", "reclaim", "avg_us");
+}
+
+static void put_watch_row(FILE *out, const char *stamp, const char *node,
+			  const uint64_t *counter)
+{
+	struct derived_stats d;
+	char avg[32] = "-";
+
+	stats_derive(counter, &d);
+	if (d.valid)
+		snprintf(avg, sizeof(avg), "%.1f", d.avg_alloc_us);
+	fprintf(out, WATCH_FMT_ROW, stamp, node, counter[STAT_THP_LOCAL],
+		counter[STAT_THP_REMOTE], counter[STAT_THP_FALLBACK],
+		counter[STAT_PASSTHROUGH], counter[STAT_COMPACT_STALL],
+		counter[STAT_RECLAIM_STALL], avg);
+}
+
+void stats_write_watch_rows(FILE *out, const char *stamp,
+			    const struct thpnuma_stats *delta)
+{
+	uint64_t total[STAT_NR_COUNTERS];
+	char node[16];
+	unsigned int i;
+
+	for (i = 0; i < delta->nr_nodes; i++) {
+		snprintf(node, sizeof(node), "%d", delta->nodes[i].node);
+		put_watch_row(out, stamp, node, delta->nodes[i].counter);
+	}
+	if (delta->nr_nodes > 1) {
+		stats_total(delta, total);
+		put_watch_row(out, stamp, "all", total);
+	}
+}
+
+int bracketed_choice(const char *text, char *out, size_t len)
+{
+	const char *open = strchr(text, '[');
+	const char *close = open ? strchr(open, ']') : NULL;
+	size_t n;
+
+	if (!close || close == open + 1)
+		return -EINVAL;
+	n = close - open - 1;
+	if (n >= len)
+		return -EINVAL;
+	memcpy(out, open + 1, n);
+	out[n] = '\0';
+	return 0;
+}

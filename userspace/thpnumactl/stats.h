@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Parser for thpnuma's debugfs stats file and the writers that present it
+ * (table, JSON, Prometheus, watch rows). No I/O besides the FILE * given,
+ * so the host tests link this file on its own.
+ */
+#ifndef THPNUMACTL_STATS_H
+#define THPNUMACTL_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifndef __printf
+#define __printf(a, b) __attribute__((format(printf, a, b)))
+#endif
+
+/* Same names and order as the module's stats header. */
+enum stat_counter {
+	STAT_THP_LOCAL,
+	STAT_THP_REMOTE,
+	STAT_THP_FALLBACK,
+	STAT_PASSTHROUGH,
+	STAT_THP_REMOTE_IN,
+	STAT_COMPACT_STALL,
+	STAT_COMPACT_SUCCESS,
+	STAT_COMPACT_FAIL,
+	STAT_RECLAIM_STALL,
+	STAT_RECLAIM_PAGES,
+	STAT_ALLOC_NS,
+	STAT_NR_COUNTERS,
+};
+
+/* Linux's MAX_NUMNODES tops out at 1 << 10. */
+#define STATS_MAX_NODES 1024
+
+extern const char *const stat_counter_names[STAT_NR_COUNTERS];
+
+struct node_stats {
+	int node;
+	uint64_t counter[STAT_NR_COUNTERS];
+};
+
+struct thpnuma_stats {
+	unsigned int nr_nodes;
+	struct node_stats *nodes;
+};
+
+/* Ratios over the THP faults the module placed: local+remote+fallback. */
+struct derived_stats {
+	bool valid;		/* false when no THP fault was placed */
+	double local_pct;
+	double remote_pct;
+	double fallback_pct;
+	double avg_alloc_us;
+};
+
+/*
+ * Parse the whole stats file. On failure returns -EINVAL (or -ENOMEM) and
+ * writes a one-line reason naming the offending line into @err.
+ */
+int stats_parse(const char *text, struct thpnuma_stats *st,
+		char *err, size_t errlen);
+void stats_free(struct thpnuma_stats *st);
+
+/* Keep only @node; -ENOENT if it is not online. */
+int stats_select_node(struct thpnuma_stats *st, int node);
+
+/* Sums saturate at UINT64_MAX rather than wrap. */
+void stats_total(const struct thpnuma_stats *st,
+		 uint64_t total[STAT_NR_COUNTERS]);
+void stats_derive(const uint64_t counter[STAT_NR_COUNTERS],
+		  struct derived_stats *d);
+
+/*
+ * @delta = @cur - @prev per node. A counter that went down was reset in
+ * between, so its delta is the current value.
+ */
+int stats_delta(const struct thpnuma_stats *prev,
+		const struct thpnuma_stats *cur, struct thpnuma_stats *delta);
+
+void stats_write_table(FILE *out, const struct thpnuma_stats *st,
+		       bool with_total);
+void stats_write_json(FILE *out, const struct thpnuma_stats *st);
+void stats_write_prometheus(FILE *out, const struct thpnuma_stats *st);
+void stats_write_watch_header(FILE *out);
+void stats_write_watch_rows(FILE *out, const char *stamp,
+			    const struct thpnuma_stats *delta);
+
+/*
+ * Copy the bracketed word of "a [b] c" (debugfs choice files, THP sysfs
+ * files) into @out. Returns 0, or -EINVAL if there is no bracketed word.
+ */
+int bracketed_choice(const char *text, char *out, size_t len);
+
+#endif /* THPNUMACTL_STATS_H */
