@@ -27,7 +27,7 @@ module modules:
 	$(MAKE) -C $(KDIR) M=$(TOP) THPNUMA_VERSION=$(THPNUMA_VERSION) modules
 
 # Module built out of the source tree for one pinned kernel (used by the VM).
-$(BUILD)/%/thpnuma.ko: $(wildcard $(TOP)/module/*.[ch]) $(TOP)/Kbuild $(TOP)/module/Kbuild
+$(patsubst %,$(BUILD)/%/thpnuma.ko,$(SUPPORTED_KERNELS)): $(BUILD)/%/thpnuma.ko: $(wildcard $(TOP)/module/*.[ch]) $(TOP)/Kbuild $(TOP)/module/Kbuild
 	rm -rf $(BUILD)/$*/src && mkdir -p $(BUILD)/$*/src
 	cp -r $(TOP)/Kbuild $(TOP)/version.mk $(TOP)/module $(BUILD)/$*/src/
 	$(MAKE) -C /usr/src/linux-headers-$* M=$(abspath $(BUILD)/$*/src) modules

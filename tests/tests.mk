@@ -19,18 +19,21 @@ guest-bin: $(patsubst $(TOP)/tests/guest/%.c,$(GUEST_BIN)/%,$(GUEST_C)) static-u
 .cache/kernels/%/boot/vmlinuz-%:
 	$(TOP)/tests/vm/fetch-kernel.sh $*
 
-$(BUILD)/%/lib/warn_on_load.ko: $(TOP)/tests/modules/warn_on_load.c
+TEST_MODULES := warn_on_load ipmodify_owner
+
+$(BUILD)/%/lib/test-modules.stamp: $(wildcard $(TOP)/tests/modules/*)
 	rm -rf $(BUILD)/$*/testmod && mkdir -p $(BUILD)/$*/testmod $(BUILD)/$*/lib
 	cp $(TOP)/tests/modules/* $(BUILD)/$*/testmod/
 	$(MAKE) -C /usr/src/linux-headers-$* M=$(abspath $(BUILD)/$*/testmod) modules
-	cp $(BUILD)/$*/testmod/warn_on_load.ko $@
+	cp $(addprefix $(BUILD)/$*/testmod/,$(addsuffix .ko,$(TEST_MODULES))) $(BUILD)/$*/lib/
+	touch $@
 
 $(BUILD)/%/lib/thpnuma.ko: $(BUILD)/%/thpnuma.ko
 	@mkdir -p $(dir $@)
 	cp $< $@
 
 # The initramfs is rebuilt every time: it is cheap and its inputs are many.
-initramfs-%: .cache/kernels/%/boot/vmlinuz-% $(BUILD)/%/lib/thpnuma.ko $(BUILD)/%/lib/warn_on_load.ko guest-bin
+initramfs-%: .cache/kernels/%/boot/vmlinuz-% $(BUILD)/%/lib/thpnuma.ko $(BUILD)/%/lib/test-modules.stamp guest-bin
 	$(TOP)/tests/vm/mkinitramfs.sh $* $(BUILD)/$*/lib $(GUEST_BIN) $(BUILD)/$*/initramfs.cpio
 
 initramfs: $(addprefix initramfs-,$(SUPPORTED_KERNELS))

@@ -5,9 +5,17 @@ for cmd in "$@"; do
 	out=$(sh -c "$cmd" 2>&1)
 	rc=$?
 	echo "$out"
-	p=$(echo "$out" | grep -cE '^ok [0-9]+' )
-	s=$(echo "$out" | grep -cE '^ok [0-9]+.*# SKIP')
-	f=$(echo "$out" | grep -cE '^not ok [0-9]+')
+	# A runner's own "N passed, N failed" line wins over counting TAP lines.
+	summary=$(echo "$out" | grep -E '^([a-z]+: )?[0-9]+ passed, [0-9]+ failed' | tail -n 1)
+	if [ -n "$summary" ]; then
+		set -- $(echo "$summary" | sed -E 's/^[a-z]+: //; s/[^0-9]+/ /g')
+		p=$1 f=$2 s=${3:-0}
+		p=$((p + s))
+	else
+		p=$(echo "$out" | grep -cE '^ok [0-9]+')
+		s=$(echo "$out" | grep -cE '^ok [0-9]+.*# SKIP')
+		f=$(echo "$out" | grep -cE '^not ok [0-9]+')
+	fi
 	passed=$((passed + p - s)) skipped=$((skipped + s)) failed=$((failed + f))
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		echo "host: $cmd exited with status $rc"

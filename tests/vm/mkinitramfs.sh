@@ -8,6 +8,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 kroot=$top/.cache/kernels/$kver
 moddir=$kroot/lib/modules/$kver
 root=$(mktemp -d)
+chmod 755 "$root"
 trap 'rm -rf "$root"' EXIT
 
 mkdir -p "$root/bin" "$root/sbin" "$root/proc" "$root/sys" "$root/dev" \

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test module: a second IPMODIFY ftrace user (as a livepatch would be) on
+ * the function thpnuma hooks, so thpnuma's load must fail cleanly.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ftrace.h>
+#include <linux/module.h>
+#include <linux/string.h>
+#include <linux/version.h>
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#define HOOKED "vma_alloc_folio_noprof"
+#else
+#define HOOKED "vma_alloc_folio"
+#endif
+
+static void notrace ipmodify_owner_func(unsigned long ip, unsigned long parent_ip,
+					struct ftrace_ops *op,
+					struct ftrace_regs *fregs)
+{
+}
+
+static struct ftrace_ops ipmodify_owner_ops = {
+	.func	= ipmodify_owner_func,
+	.flags	= FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY |
+		  FTRACE_OPS_FL_RECURSION,
+};
+
+static int __init ipmodify_owner_init(void)
+{
+	int err = ftrace_set_filter(&ipmodify_owner_ops, (unsigned char *)HOOKED,
+				    strlen(HOOKED), 0);
+
+	if (!err)
+		err = register_ftrace_function(&ipmodify_owner_ops);
+	if (err)
+		ftrace_free_filter(&ipmodify_owner_ops);
+	return err;
+}
+
+static void __exit ipmodify_owner_exit(void)
+{
+	unregister_ftrace_function(&ipmodify_owner_ops);
+	ftrace_free_filter(&ipmodify_owner_ops);
+}
+
+module_init(ipmodify_owner_init);
+module_exit(ipmodify_owner_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Owns " HOOKED " with IPMODIFY, like a livepatch");
