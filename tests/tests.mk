@@ -6,9 +6,12 @@ GUEST_C := $(wildcard $(TOP)/tests/guest/*.c)
 GUEST_SH := $(wildcard $(TOP)/tests/guest/*.sh)
 STATIC_CFLAGS := $(CFLAGS) $(WARN) -Wno-clobbered -static -I$(TOP)/tests/include -I$(TOP)/module
 
-.PHONY: guest-bin initramfs check-host check-dkms check-vm check-selftest demo
+.PHONY: deps guest-bin initramfs check-host check-dkms check-vm demo
 
-$(GUEST_BIN)/%: $(TOP)/tests/guest/%.c $(wildcard $(TOP)/tests/include/*.h) $(TOP)/module/policy.c
+deps:
+	$(TOP)/tests/install-deps.sh
+
+$(GUEST_BIN)/%: $(TOP)/tests/guest/%.c $(wildcard $(TOP)/tests/include/*.h $(TOP)/tests/guest/*.h) $(TOP)/module/policy.c
 	@mkdir -p $(GUEST_BIN)
 	$(CC) $(STATIC_CFLAGS) -o $@ $< $(TOP)/module/policy.c -lpthread
 
@@ -47,7 +50,10 @@ check-host:
 check-dkms:
 	$(TOP)/tests/dkms/check-dkms.sh $(SUPPORTED_KERNELS)
 
-demo: initramfs-$(firstword $(SUPPORTED_KERNELS))
+demo: deps
+	$(MAKE) -f $(TOP)/Makefile initramfs-$(firstword $(SUPPORTED_KERNELS))
 	python3 $(TOP)/tests/vm/demo.py $(firstword $(SUPPORTED_KERNELS))
 
-check: check-host check-dkms check-vm
+check: deps
+	$(MAKE) -f $(TOP)/Makefile initramfs
+	$(TOP)/tests/check.sh

@@ -12,7 +12,7 @@
 struct measurement {
 	int nodes;
 	long thp_before[MAX_NODES], thp_after[MAX_NODES];
-	long alloc, fallback, pswpout;
+	long alloc, fallback, pswpout, compact_stall;
 	struct thp_stats s0, s1;
 };
 
@@ -24,6 +24,7 @@ static void measure_begin(struct measurement *m)
 	m->alloc = vmstat("thp_fault_alloc");
 	m->fallback = vmstat("thp_fault_fallback");
 	m->pswpout = vmstat("pswpout");
+	m->compact_stall = vmstat("compact_stall");
 }
 
 static void measure_end(struct measurement *m)
@@ -33,6 +34,7 @@ static void measure_end(struct measurement *m)
 	m->alloc = vmstat("thp_fault_alloc") - m->alloc;
 	m->fallback = vmstat("thp_fault_fallback") - m->fallback;
 	m->pswpout = vmstat("pswpout") - m->pswpout;
+	m->compact_stall = vmstat("compact_stall") - m->compact_stall;
 }
 
 static long placed(const struct measurement *m, int node)
@@ -85,8 +87,8 @@ static void log_measurement(struct __test_metadata *_metadata,
 		       delta(m, n, ST_FALLBACK), delta(m, n, ST_REMOTE_IN),
 		       delta(m, n, ST_PASSTHROUGH), delta(m, n, ST_COMPACT_STALL),
 		       delta(m, n, ST_RECLAIM_STALL), delta(m, n, ST_RECLAIM_PAGES));
-	TH_LOG("vmstat: thp_fault_alloc %ld thp_fault_fallback %ld pswpout %ld",
-	       m->alloc, m->fallback, m->pswpout);
+	TH_LOG("vmstat: thp_fault_alloc %ld thp_fault_fallback %ld pswpout %ld compact_stall %ld",
+	       m->alloc, m->fallback, m->pswpout, m->compact_stall);
 }
 
 /* Item 4 of the module issue: the counters equal the kernel's accounting. */
@@ -259,6 +261,27 @@ TEST_F_TIMEOUT(free_node, all_thps_local, 120)
 	EXPECT_EQ(0, remote_placed(&m));
 	EXPECT_EQ(want, (long)delta(&m, 0, ST_LOCAL));
 	EXPECT_EQ(0ULL, delta_sum(&m, ST_REMOTE) + delta_sum(&m, ST_FALLBACK));
+}
+
+/* Compaction done on behalf of hooked faults is counted on its node. */
+TEST_F_TIMEOUT(free_node, fragmented_node0_counts_compaction, 300)
+{
+	struct measurement m;
+	pid_t hog;
+
+	/* Fragmenting halves what the hog holds: aim it low enough. */
+	hog = start_hog_fragmenting(0, node_wmark_kb(0, "low") + 4 * 1024, true);
+	ASSERT_LT(0, hog);
+	TH_LOG("node0 MemFree with the fragmenting hog: %ld kB",
+	       node_meminfo_kb(0, "MemFree"));
+	fault_region(&m, SMALL_REGION, MADV_HUGEPAGE);
+	stop_hog(hog);
+	log_measurement(_metadata, &m);
+	expect_exact(_metadata, &m);
+	EXPECT_LT(0ULL, delta(&m, 0, ST_COMPACT_STALL));
+	EXPECT_EQ(delta(&m, 0, ST_COMPACT_STALL),
+		  delta(&m, 0, ST_COMPACT_SUCCESS) + delta(&m, 0, ST_COMPACT_FAIL));
+	EXPECT_LT(0ULL, delta(&m, 0, ST_COMPACT_SUCCESS));
 }
 
 /* Explicit memory policies win over every thpnuma policy. */

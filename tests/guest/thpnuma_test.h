@@ -267,8 +267,12 @@ static inline void touch_region(char *p, size_t size)
 		p[off] = 1;
 }
 
-/* Base-page memory bound to @node until its MemFree falls to @free_kb. */
-static inline pid_t start_hog(int node, long free_kb)
+/*
+ * Base-page memory bound to @node until its MemFree falls to @free_kb.
+ * With @fragment, every other page is then freed again: plenty of free
+ * memory, but no free 2 MiB block without compaction.
+ */
+static inline pid_t start_hog_fragmenting(int node, long free_kb, bool fragment)
 {
 	int pipefd[2];
 	pid_t pid;
@@ -279,11 +283,14 @@ static inline pid_t start_hog(int node, long free_kb)
 	pid = fork();
 	if (pid == 0) {
 		const size_t chunk = 4 * MiB;
+		static char *chunks[4096];
+		int nr = 0;
 
 		close(pipefd[0]);
 		if (set_mempolicy_nodes(MPOL_BIND, 1UL << node))
 			_exit(1);
-		while (node_meminfo_kb(node, "MemFree") > free_kb + 4096) {
+		while (nr < 4096 &&
+		       node_meminfo_kb(node, "MemFree") > free_kb + 4096) {
 			char *p = mmap(NULL, chunk, PROT_READ | PROT_WRITE,
 				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
@@ -292,7 +299,12 @@ static inline pid_t start_hog(int node, long free_kb)
 			madvise(p, chunk, MADV_NOHUGEPAGE);
 			/* Same-filled pages: zram stores them almost for free. */
 			memset(p, 0x5a, chunk);
+			chunks[nr++] = p;
 		}
+		/* Only once the node is full, or the holes would be refilled. */
+		for (int i = 0; fragment && i < nr; i++)
+			for (size_t off = 0; off < chunk; off += 8192)
+				madvise(chunks[i] + off, 4096, MADV_DONTNEED);
 		if (write(pipefd[1], "r", 1) != 1)
 			_exit(1);
 		for (;;)
@@ -307,6 +319,11 @@ static inline pid_t start_hog(int node, long free_kb)
 	return pid;
 }
 
+static inline pid_t start_hog(int node, long free_kb)
+{
+	return start_hog_fragmenting(node, free_kb, false);
+}
+
 static inline void stop_hog(pid_t pid)
 {
 	if (pid > 0) {
@@ -317,7 +334,7 @@ static inline void stop_hog(pid_t pid)
 
 /* THP knobs a test changes, saved in setup and restored in teardown. */
 struct thp_knobs {
-	char enabled[32], defrag[32], scan_sleep[32];
+	char enabled[32], defrag[32], scan_sleep[32], proactiveness[32];
 };
 
 static inline void thp_knobs_save(struct thp_knobs *k)
@@ -326,6 +343,8 @@ static inline void thp_knobs_save(struct thp_knobs *k)
 	read_choice(THP_SYSFS "/defrag", k->defrag, sizeof(k->defrag));
 	read_file(THP_SYSFS "/khugepaged/scan_sleep_millisecs", k->scan_sleep,
 		  sizeof(k->scan_sleep));
+	read_file("/proc/sys/vm/compaction_proactiveness", k->proactiveness,
+		  sizeof(k->proactiveness));
 }
 
 static inline void thp_knobs_restore(const struct thp_knobs *k)
@@ -333,14 +352,19 @@ static inline void thp_knobs_restore(const struct thp_knobs *k)
 	write_file(THP_SYSFS "/enabled", k->enabled);
 	write_file(THP_SYSFS "/defrag", k->defrag);
 	write_file(THP_SYSFS "/khugepaged/scan_sleep_millisecs", k->scan_sleep);
+	write_file("/proc/sys/vm/compaction_proactiveness", k->proactiveness);
 }
 
-/* THP only where asked, and khugepaged kept from collapsing mid-test. */
+/*
+ * THP only where asked; khugepaged kept from collapsing and kcompactd
+ * from compacting proactively mid-test.
+ */
 static inline void thp_knobs_quiet(const char *enabled, const char *defrag)
 {
 	write_file(THP_SYSFS "/enabled", enabled);
 	write_file(THP_SYSFS "/defrag", defrag);
 	write_file(THP_SYSFS "/khugepaged/scan_sleep_millisecs", "3600000");
+	write_file("/proc/sys/vm/compaction_proactiveness", "0");
 }
 
 static inline void drop_caches(void)

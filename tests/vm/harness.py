@@ -250,7 +250,11 @@ def run_boot(kver, topo, tests, zram, keep_dir, node_mb=None, timeout=None, stre
 
 
 def _stream(path, shown):
+    """Echo new test output, leaving out markers and the dmesg dump."""
     text = open(path, errors="replace").read()
+    dmesg = text.find("@@THPNUMA-DMESG-BEGIN")
+    if dmesg >= 0:
+        text = text[:dmesg]
     for line in text[shown:].splitlines(keepends=True):
         if not line.startswith("@@THPNUMA"):
             sys.stdout.write(line)
@@ -296,6 +300,8 @@ def main():
                 if tests:
                     boots.append((kver, topo, tests, zram))
 
+    # Longest boots first, so the two workers finish close together.
+    boots.sort(key=lambda b: -sum(limit for _, limit in b[2]))
     results = []
     start = time.time()
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:

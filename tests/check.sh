@@ -1,0 +1,39 @@
+#!/bin/bash
+# make check: host unit tests, the DKMS build test and the VM suite on every
+# supported kernel. Each part prints its own "N passed, N failed" line; the
+# last line here is their total.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+logdir=$top/build/check-logs
+mkdir -p "$logdir"
+passed=0 failed=0 skipped=0 broken=""
+start=$(date +%s)
+
+part() {
+	local name=$1 log=$logdir/$1.log summary p f s
+	shift
+	echo "== $name: $*"
+	"$@" 2>&1 | tee "$log"
+	local rc=${PIPESTATUS[0]}
+	summary=$(grep -E '^([a-z]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	if [ -z "$summary" ]; then
+		broken="$broken $name"
+		failed=$((failed + 1))
+		return
+	fi
+	read -r p f s <<<"$(echo "$summary" | sed -E 's/^[a-z]+: //; s/[^0-9]+/ /g')"
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + ${s:-0}))
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		broken="$broken $name"
+		failed=$((failed + 1))
+	fi
+}
+
+kernels=$(sed -n 's/^SUPPORTED_KERNELS := //p' "$top/kernels.mk")
+part host make -s -C "$top/tests/host" check
+part dkms "$top/tests/dkms/check-dkms.sh" $kernels
+part vm make -s -C "$top" check-vm
+
+echo "check: finished in $(( $(date +%s) - start )) s; logs in $logdir${broken:+; parts that broke:$broken}"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -1,0 +1,27 @@
+#!/bin/bash
+# Install, from Debian's apt mirrors, whatever `make demo` and `make check`
+# need and this machine lacks. Needs root only when something is missing.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+kernels=$(sed -n 's/^SUPPORTED_KERNELS := //p' "$top/kernels.mk")
+wanted="build-essential pkg-config cpio xz-utils python3 kmod libkmod-dev dkms
+	qemu-system-x86 busybox-static util-linux"
+for k in $kernels; do
+	wanted="$wanted linux-headers-$k"
+done
+
+missing=""
+for pkg in $wanted; do
+	dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $pkg"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: missing packages:$missing" >&2
+	echo "install-deps: run as root (or: sudo apt-get install$missing)" >&2
+	exit 1
+fi
+echo "install-deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends $missing
