@@ -10,10 +10,9 @@
 #else
 #include <stdio.h>
 #include <string.h>
-#define scnprintf thpnuma_scnprintf
-static int thpnuma_scnprintf(char *buf, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 #include <stdarg.h>
+#define scnprintf thpnuma_scnprintf
+/* The kernel's scnprintf(): returns what was written, never more. */
 static int thpnuma_scnprintf(char *buf, size_t size, const char *fmt, ...)
 {
 	va_list ap;

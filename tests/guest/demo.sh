@@ -12,8 +12,8 @@ for p in kernel strict-local local-then-remote; do
 	echo
 	echo "== policy $p"
 	/tests/thp-demo || not_ok "demo round under $p"
-	echo "  module counters (/sys/kernel/debug/thpnuma/stats):"
-	sed 's/^/    /' $D/stats | cut -c1-100
+	echo "  module counters (thpnumactl stat):"
+	/tests/thpnumactl stat | sed 's/^/    /
 done
 thpnuma_unload
 echo

@@ -102,7 +102,11 @@ static void expect_exact(struct __test_metadata *_metadata,
 			  (long)(delta(m, n, ST_LOCAL) + delta(m, n, ST_REMOTE_IN))) {
 			TH_LOG("node %d", n);
 		}
+		EXPECT_EQ(delta(m, n, ST_COMPACT_STALL),
+			  delta(m, n, ST_COMPACT_SUCCESS) + delta(m, n, ST_COMPACT_FAIL));
 	}
+	/* Direct compaction seen by the kernel iff seen by the module. */
+	EXPECT_EQ(m->compact_stall > 0, delta_sum(m, ST_COMPACT_STALL) > 0);
 }
 
 enum expectation {
@@ -261,27 +265,6 @@ TEST_F_TIMEOUT(free_node, all_thps_local, 120)
 	EXPECT_EQ(0, remote_placed(&m));
 	EXPECT_EQ(want, (long)delta(&m, 0, ST_LOCAL));
 	EXPECT_EQ(0ULL, delta_sum(&m, ST_REMOTE) + delta_sum(&m, ST_FALLBACK));
-}
-
-/* Compaction done on behalf of hooked faults is counted on its node. */
-TEST_F_TIMEOUT(free_node, fragmented_node0_counts_compaction, 300)
-{
-	struct measurement m;
-	pid_t hog;
-
-	/* Fragmenting halves what the hog holds: aim it low enough. */
-	hog = start_hog_fragmenting(0, node_wmark_kb(0, "low") + 4 * 1024, true);
-	ASSERT_LT(0, hog);
-	TH_LOG("node0 MemFree with the fragmenting hog: %ld kB",
-	       node_meminfo_kb(0, "MemFree"));
-	fault_region(&m, SMALL_REGION, MADV_HUGEPAGE);
-	stop_hog(hog);
-	log_measurement(_metadata, &m);
-	expect_exact(_metadata, &m);
-	EXPECT_LT(0ULL, delta(&m, 0, ST_COMPACT_STALL));
-	EXPECT_EQ(delta(&m, 0, ST_COMPACT_STALL),
-		  delta(&m, 0, ST_COMPACT_SUCCESS) + delta(&m, 0, ST_COMPACT_FAIL));
-	EXPECT_LT(0ULL, delta(&m, 0, ST_COMPACT_SUCCESS));
 }
 
 /* Explicit memory policies win over every thpnuma policy. */

@@ -267,12 +267,8 @@ static inline void touch_region(char *p, size_t size)
 		p[off] = 1;
 }
 
-/*
- * Base-page memory bound to @node until its MemFree falls to @free_kb.
- * With @fragment, every other page is then freed again: plenty of free
- * memory, but no free 2 MiB block without compaction.
- */
-static inline pid_t start_hog_fragmenting(int node, long free_kb, bool fragment)
+/* Base-page memory bound to @node until its MemFree falls to @free_kb. */
+static inline pid_t start_hog(int node, long free_kb)
 {
 	int pipefd[2];
 	pid_t pid;
@@ -283,14 +279,11 @@ static inline pid_t start_hog_fragmenting(int node, long free_kb, bool fragment)
 	pid = fork();
 	if (pid == 0) {
 		const size_t chunk = 4 * MiB;
-		static char *chunks[4096];
-		int nr = 0;
 
 		close(pipefd[0]);
 		if (set_mempolicy_nodes(MPOL_BIND, 1UL << node))
 			_exit(1);
-		while (nr < 4096 &&
-		       node_meminfo_kb(node, "MemFree") > free_kb + 4096) {
+		while (node_meminfo_kb(node, "MemFree") > free_kb + 4096) {
 			char *p = mmap(NULL, chunk, PROT_READ | PROT_WRITE,
 				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
@@ -299,12 +292,7 @@ static inline pid_t start_hog_fragmenting(int node, long free_kb, bool fragment)
 			madvise(p, chunk, MADV_NOHUGEPAGE);
 			/* Same-filled pages: zram stores them almost for free. */
 			memset(p, 0x5a, chunk);
-			chunks[nr++] = p;
 		}
-		/* Only once the node is full, or the holes would be refilled. */
-		for (int i = 0; fragment && i < nr; i++)
-			for (size_t off = 0; off < chunk; off += 8192)
-				madvise(chunks[i] + off, 4096, MADV_DONTNEED);
 		if (write(pipefd[1], "r", 1) != 1)
 			_exit(1);
 		for (;;)
@@ -317,11 +305,6 @@ static inline pid_t start_hog_fragmenting(int node, long free_kb, bool fragment)
 	}
 	close(pipefd[0]);
 	return pid;
-}
-
-static inline pid_t start_hog(int node, long free_kb)
-{
-	return start_hog_fragmenting(node, free_kb, false);
 }
 
 static inline void stop_hog(pid_t pid)
