@@ -37,7 +37,7 @@ include $(TOP)/userspace/userspace.mk
 include $(TOP)/tests/tests.mk
 
 install: module userspace
-	$(MAKE) -C $(KDIR) M=$(TOP) INSTALL_MOD_DIR=extra INSTALL_MOD_PATH=$(DESTDIR) modules_install
+	install -D -m 0644 $(TOP)/module/thpnuma.ko $(DESTDIR)/lib/modules/$(KVER)/extra/thpnuma.ko
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
 	$(MAKE) -f $(TOP)/Makefile install-userspace
 

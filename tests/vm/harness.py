@@ -98,7 +98,7 @@ def vmlinuz(kver):
 
 def qemu_command(kver, topo, initrd, console_log, results_log, node_mb):
     nodes, default_mb = TOPOLOGIES[topo]
-    mb = node_mb or default_mb
+    mb = node_mb or int(os.environ.get("THPNUMA_VM_NODE_MB", default_mb))
     cmd = ["qemu-system-x86_64", "-accel", accel(kver), "-cpu", "max",
            "-m", "%dM" % (mb * nodes),
            "-smp", "%d,sockets=%d,cores=1,threads=1" % (nodes, nodes),
