@@ -89,7 +89,6 @@ static ssize_t choice_write(struct file *file, const char __user *ubuf,
 	const struct choice_file *cf =
 		((struct seq_file *)file->private_data)->private;
 	char kbuf[THPNUMA_MAX_WRITE];
-	struct thpnuma_config cfg;
 	unsigned int choice;
 	ssize_t ret;
 
@@ -101,11 +100,7 @@ static ssize_t choice_write(struct file *file, const char __user *ubuf,
 		pr_info_ratelimited("%s: invalid value refused\n", cf->name);
 		return -EINVAL;
 	}
-	mutex_lock(&thpnuma_config_lock);
-	cfg = thpnuma_config_get();
-	*config_field(&cfg, cf) = choice;
-	thpnuma_config_set(&cfg);
-	mutex_unlock(&thpnuma_config_lock);
+	thpnuma_config_update(cf->offset, choice);
 	return count;
 }
 
@@ -133,7 +128,6 @@ static ssize_t zone_reclaim_write(struct file *file, const char __user *ubuf,
 				  size_t count, loff_t *ppos)
 {
 	char kbuf[THPNUMA_MAX_WRITE];
-	struct thpnuma_config cfg;
 	unsigned int bits;
 	ssize_t ret;
 
@@ -144,11 +138,8 @@ static ssize_t zone_reclaim_write(struct file *file, const char __user *ubuf,
 		pr_info_ratelimited("zone_reclaim: invalid value refused (0-7)\n");
 		return -EINVAL;
 	}
-	mutex_lock(&thpnuma_config_lock);
-	cfg = thpnuma_config_get();
-	cfg.zone_reclaim = bits;
-	thpnuma_config_set(&cfg);
-	mutex_unlock(&thpnuma_config_lock);
+	thpnuma_config_update(offsetof(struct thpnuma_config, zone_reclaim),
+			      bits);
 	return count;
 }
 

@@ -12,12 +12,18 @@
 #include "thpnuma.h"
 
 u32 thpnuma_config_word;
-DEFINE_MUTEX(thpnuma_config_lock);
+static DEFINE_MUTEX(thpnuma_config_lock);
 
-void thpnuma_config_set(const struct thpnuma_config *cfg)
+/* Change one field of the configuration; readers see old or new, whole. */
+void thpnuma_config_update(size_t field_offset, unsigned int value)
 {
-	lockdep_assert_held(&thpnuma_config_lock);
-	WRITE_ONCE(thpnuma_config_word, thpnuma_config_pack(cfg));
+	struct thpnuma_config cfg;
+
+	mutex_lock(&thpnuma_config_lock);
+	cfg = thpnuma_config_get();
+	*(unsigned int *)((char *)&cfg + field_offset) = value;
+	WRITE_ONCE(thpnuma_config_word, thpnuma_config_pack(&cfg));
+	mutex_unlock(&thpnuma_config_lock);
 }
 
 /* Module parameters read and write the live configuration. */
@@ -25,18 +31,13 @@ static int choice_param_set(const char *val, const struct kernel_param *kp,
 			    const char *const *names, unsigned int nr,
 			    size_t offset)
 {
-	struct thpnuma_config cfg;
 	unsigned int choice;
 
 	if (thpnuma_parse_choice(val, strlen(val), names, nr, &choice)) {
 		pr_err("invalid %s '%s'\n", kp->name, val);
 		return -EINVAL;
 	}
-	mutex_lock(&thpnuma_config_lock);
-	cfg = thpnuma_config_get();
-	*(unsigned int *)((char *)&cfg + offset) = choice;
-	thpnuma_config_set(&cfg);
-	mutex_unlock(&thpnuma_config_lock);
+	thpnuma_config_update(offset, choice);
 	return 0;
 }
 
@@ -85,18 +86,14 @@ MODULE_PARM_DESC(scope,
 static int zone_reclaim_param_set(const char *val,
 				  const struct kernel_param *kp)
 {
-	struct thpnuma_config cfg;
 	unsigned int bits;
 
 	if (thpnuma_parse_zone_reclaim(val, strlen(val), &bits)) {
 		pr_err("invalid zone_reclaim '%s': expected 0-7\n", val);
 		return -EINVAL;
 	}
-	mutex_lock(&thpnuma_config_lock);
-	cfg = thpnuma_config_get();
-	cfg.zone_reclaim = bits;
-	thpnuma_config_set(&cfg);
-	mutex_unlock(&thpnuma_config_lock);
+	thpnuma_config_update(offsetof(struct thpnuma_config, zone_reclaim),
+			      bits);
 	return 0;
 }
 

@@ -39,16 +39,15 @@ void thpnuma_counters_exit(void);
 u64 *thpnuma_counters_snapshot(void);
 void thpnuma_counters_reset(void);
 
-/* Run-time configuration: written under the lock, read locklessly. */
+/* Run-time configuration: updated under a lock, read locklessly. */
 extern u32 thpnuma_config_word;
-extern struct mutex thpnuma_config_lock;
 
 static inline struct thpnuma_config thpnuma_config_get(void)
 {
 	return thpnuma_config_unpack(READ_ONCE(thpnuma_config_word));
 }
 
-void thpnuma_config_set(const struct thpnuma_config *cfg);
+void thpnuma_config_update(size_t field_offset, unsigned int value);
 
 int thpnuma_hooks_install(void);
 void thpnuma_hooks_remove(void);
