@@ -11,7 +11,7 @@ KO=/lib/thpnuma.ko
 out=/tmp/thpnumactl.out
 err=/tmp/thpnumactl.err
 
-tap_plan 40
+tap_plan 41
 
 run() { "$T" "$@" > $out 2> $err; rc=$?; }
 
@@ -110,6 +110,9 @@ check "debugfs scope is madvise" grep -qF "[madvise]" $THPNUMA_DIR/scope
 expect "scope reads back" 0 madvise scope
 
 # ---- stats ---------------------------------------------------------------------
+# Real THP faults first, so the comparison below is of non-zero counters.
+/tests/thp-touch 16 > /dev/null
+check "THP faults were counted" sh -c "awk 'NR > 1 { s += \$2 + \$3 + \$4 } END { exit !(s > 0) }' $THPNUMA_DIR/stats"
 # Counters may move between the two reads; a few tries settle it.
 matched=1
 for try in 1 2 3; do
