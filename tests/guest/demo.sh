@@ -13,7 +13,7 @@ for p in kernel strict-local local-then-remote; do
 	echo "== policy $p"
 	/tests/thp-demo || not_ok "demo round under $p"
 	echo "  module counters (thpnumactl stat):"
-	/tests/thpnumactl stat | sed 's/^/    /
+	/tests/thpnumactl stat | sed 's/^/    /'
 done
 thpnuma_unload
 echo
