@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Symbol lookup that works on every supported kernel without kallsyms_lookup_name. */
+/* Symbol lookup through kprobes, which works on every supported kernel. */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kallsyms.h>
