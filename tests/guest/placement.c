@@ -105,8 +105,12 @@ static void expect_exact(struct __test_metadata *_metadata,
 		EXPECT_EQ(delta(m, n, ST_COMPACT_STALL),
 			  delta(m, n, ST_COMPACT_SUCCESS) + delta(m, n, ST_COMPACT_FAIL));
 	}
-	/* Direct compaction seen by the kernel iff seen by the module. */
-	EXPECT_EQ(m->compact_stall > 0, delta_sum(m, ST_COMPACT_STALL) > 0);
+	/*
+	 * Compaction the module saw was a kernel compact_stall too. Not the
+	 * converse: the kernel also counts stalls of other allocations, and
+	 * deferred attempts where compact_zone_order() never ran.
+	 */
+	EXPECT_TRUE(delta_sum(m, ST_COMPACT_STALL) == 0 || m->compact_stall > 0);
 }
 
 enum expectation {
