@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-CPU, per-node counters. The fault path only adds to its own CPU's
- * copy; readers sum every CPU. Reset records a baseline instead of
- * writing other CPUs' memory, so counters stay monotonic between resets.
+ * Per-CPU counters: per node, and per policy. The fault path only adds to
+ * its own CPU's copy; readers sum every CPU. Reset records a baseline
+ * instead of writing other CPUs' memory, so counters stay monotonic
+ * between resets.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -25,69 +26,114 @@ const char *const thpnuma_counter_names[THPNUMA_NR_COUNTERS] = {
 	[THPNUMA_ALLOC_NS]		= "alloc_ns",
 };
 
+const char *const thpnuma_policy_counter_names[THPNUMA_NR_POLICY_COUNTERS] = {
+	[THPNUMA_PC_THP_LOCAL]		= "thp_local",
+	[THPNUMA_PC_THP_REMOTE]		= "thp_remote",
+	[THPNUMA_PC_THP_FALLBACK]	= "thp_fallback",
+	[THPNUMA_PC_PASSTHROUGH]	= "passthrough",
+	[THPNUMA_PC_BY_OVERRIDE]	= "by_override",
+};
+
 u64 __percpu *thpnuma_counters;
-static u64 *thpnuma_baseline;
+u64 __percpu *thpnuma_policy_counters;
+
+struct counter_set {
+	u64 __percpu **pcp;
+	u64 *baseline;
+	size_t nr;
+};
+
+static struct counter_set node_set = { .pcp = &thpnuma_counters };
+static struct counter_set policy_set = { .pcp = &thpnuma_policy_counters };
 static DEFINE_MUTEX(thpnuma_counters_lock);
 
-static size_t nr_counter_slots(void)
+static int counter_set_init(struct counter_set *set, size_t nr)
 {
-	return (size_t)nr_node_ids * THPNUMA_NR_COUNTERS;
-}
-
-int thpnuma_counters_init(void)
-{
-	thpnuma_counters = __alloc_percpu(nr_counter_slots() * sizeof(u64),
-					  __alignof__(u64));
-	if (!thpnuma_counters)
+	set->nr = nr;
+	*set->pcp = __alloc_percpu(nr * sizeof(u64), __alignof__(u64));
+	if (!*set->pcp)
 		return -ENOMEM;
-	thpnuma_baseline = kcalloc(nr_counter_slots(), sizeof(u64), GFP_KERNEL);
-	if (!thpnuma_baseline) {
-		free_percpu(thpnuma_counters);
-		thpnuma_counters = NULL;
+	set->baseline = kcalloc(nr, sizeof(u64), GFP_KERNEL);
+	if (!set->baseline) {
+		free_percpu(*set->pcp);
+		*set->pcp = NULL;
 		return -ENOMEM;
 	}
 	return 0;
 }
 
-void thpnuma_counters_exit(void)
+static void counter_set_exit(struct counter_set *set)
 {
-	kfree(thpnuma_baseline);
-	free_percpu(thpnuma_counters);
+	kfree(set->baseline);
+	free_percpu(*set->pcp);
+	*set->pcp = NULL;
 }
 
-static void sum_counters(u64 *sum)
+int thpnuma_counters_init(void)
 {
-	size_t i, n = nr_counter_slots();
+	int err;
+
+	err = counter_set_init(&node_set,
+			       (size_t)nr_node_ids * THPNUMA_NR_COUNTERS);
+	if (err)
+		return err;
+	err = counter_set_init(&policy_set, (size_t)THPNUMA_NR_POLICIES *
+			       THPNUMA_NR_POLICY_COUNTERS);
+	if (err)
+		counter_set_exit(&node_set);
+	return err;
+}
+
+void thpnuma_counters_exit(void)
+{
+	counter_set_exit(&policy_set);
+	counter_set_exit(&node_set);
+}
+
+static void sum_counters(const struct counter_set *set, u64 *sum)
+{
+	size_t i;
 	int cpu;
 
-	memset(sum, 0, n * sizeof(u64));
+	memset(sum, 0, set->nr * sizeof(u64));
 	for_each_possible_cpu(cpu) {
-		const u64 *pcp = per_cpu_ptr(thpnuma_counters, cpu);
+		const u64 *pcp = per_cpu_ptr(*set->pcp, cpu);
 
-		for (i = 0; i < n; i++)
+		for (i = 0; i < set->nr; i++)
 			sum[i] += READ_ONCE(pcp[i]);
 	}
 }
 
 /* Counters since the last reset; the caller kfree()s the array. */
-u64 *thpnuma_counters_snapshot(void)
+static u64 *counter_set_snapshot(const struct counter_set *set)
 {
-	size_t i, n = nr_counter_slots();
-	u64 *snap = kcalloc(n, sizeof(u64), GFP_KERNEL);
+	u64 *snap = kcalloc(set->nr, sizeof(u64), GFP_KERNEL);
+	size_t i;
 
 	if (!snap)
 		return NULL;
 	mutex_lock(&thpnuma_counters_lock);
-	sum_counters(snap);
-	for (i = 0; i < n; i++)
-		snap[i] -= thpnuma_baseline[i];
+	sum_counters(set, snap);
+	for (i = 0; i < set->nr; i++)
+		snap[i] -= set->baseline[i];
 	mutex_unlock(&thpnuma_counters_lock);
 	return snap;
+}
+
+u64 *thpnuma_counters_snapshot(void)
+{
+	return counter_set_snapshot(&node_set);
+}
+
+u64 *thpnuma_policy_counters_snapshot(void)
+{
+	return counter_set_snapshot(&policy_set);
 }
 
 void thpnuma_counters_reset(void)
 {
 	mutex_lock(&thpnuma_counters_lock);
-	sum_counters(thpnuma_baseline);
+	sum_counters(&node_set, node_set.baseline);
+	sum_counters(&policy_set, policy_set.baseline);
 	mutex_unlock(&thpnuma_counters_lock);
 }

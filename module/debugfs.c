@@ -177,6 +177,71 @@ static const struct file_operations reset_fops = {
 	.write		= reset_write,
 };
 
+static int tasks_show(struct seq_file *m, void *v)
+{
+	thpnuma_tasks_show(m);
+	return 0;
+}
+
+static int tasks_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, tasks_show, NULL);
+}
+
+/* "PID POLICY [ZONE_RECLAIM]" sets an override, "PID default" drops it. */
+static ssize_t tasks_write(struct file *file, const char __user *ubuf,
+			   size_t count, loff_t *ppos)
+{
+	struct thpnuma_task_write w;
+	char kbuf[THPNUMA_MAX_WRITE];
+	ssize_t ret;
+
+	ret = copy_control_write(kbuf, ubuf, count, ppos, "tasks");
+	if (ret < 0)
+		return ret;
+	if (thpnuma_parse_task_write(kbuf, count, &w)) {
+		pr_info_ratelimited("tasks: expected \"PID POLICY [0-7]\" or \"PID default\"\n");
+		return -EINVAL;
+	}
+	ret = thpnuma_tasks_write(&w);
+	return ret ? ret : count;
+}
+
+static const struct file_operations tasks_fops = {
+	.owner		= THIS_MODULE,
+	.open		= tasks_open,
+	.read		= seq_read,
+	.write		= tasks_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+/* Per-policy totals: what the default and the overrides did. */
+static int policies_show(struct seq_file *m, void *v)
+{
+	u64 *snap = thpnuma_policy_counters_snapshot();
+	unsigned int tasks[THPNUMA_NR_POLICIES];
+	int p, c;
+
+	if (!snap)
+		return -ENOMEM;
+	thpnuma_tasks_count_by_policy(tasks);
+	seq_puts(m, "policy tasks");
+	for (c = 0; c < THPNUMA_NR_POLICY_COUNTERS; c++)
+		seq_printf(m, " %s", thpnuma_policy_counter_names[c]);
+	seq_putc(m, '\n');
+	for (p = 0; p < THPNUMA_NR_POLICIES; p++) {
+		seq_printf(m, "%s %u", thpnuma_policy_names[p], tasks[p]);
+		for (c = 0; c < THPNUMA_NR_POLICY_COUNTERS; c++)
+			seq_printf(m, " %llu",
+				   snap[p * THPNUMA_NR_POLICY_COUNTERS + c]);
+		seq_putc(m, '\n');
+	}
+	kfree(snap);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(policies);
+
 static int stats_show(struct seq_file *m, void *v)
 {
 	u64 *snap = thpnuma_counters_snapshot();
@@ -234,7 +299,9 @@ static const struct thpnuma_debugfs_file thpnuma_files[] = {
 	{ "zone_reclaim",	0600, &zone_reclaim_fops,	NULL },
 	{ "scope",		0600, &choice_fops,		&scope_file },
 	{ "reset",		0200, &reset_fops,		NULL },
+	{ "tasks",		0600, &tasks_fops,		NULL },
 	{ "stats",		0400, &stats_fops,		NULL },
+	{ "policies",		0400, &policies_fops,		NULL },
 	{ "version",		0400, &version_fops,		NULL },
 };
 

@@ -131,18 +131,34 @@ static struct folio *alloc_local_then_remote(gfp_t gfp, int order, int local,
 	return thpnuma_folio_alloc(gfp, order, local, &remote);
 }
 
+/* The policy whose decision an action carries out. */
+static unsigned int action_policy(enum thpnuma_action action)
+{
+	switch (action) {
+	case THPNUMA_ACT_STRICT_LOCAL:
+		return THPNUMA_POLICY_STRICT_LOCAL;
+	case THPNUMA_ACT_LOCAL_THEN_REMOTE:
+		return THPNUMA_POLICY_LOCAL_THEN_REMOTE;
+	default:
+		return THPNUMA_POLICY_KERNEL;
+	}
+}
+
 static struct folio *hooked_alloc(gfp_t gfp, int order,
 				  struct vm_area_struct *vma,
 				  unsigned long addr, bool hugepage,
 				  enum thpnuma_action action)
 {
-	struct thpnuma_config cfg = thpnuma_config_get();
+	unsigned int policy = action_policy(action);
+	struct thpnuma_config cfg;
 	int local = numa_node_id();
+	bool overridden;
 	struct thpnuma_slot *slot;
 	struct folio *folio;
 	u64 start;
 	int nid;
 
+	cfg = thpnuma_config_unpack(thpnuma_effective_config(&overridden));
 	this_cpu_inc(thpnuma_inflight);
 	slot = slot_enter();
 	start = ktime_get_ns();
@@ -163,15 +179,20 @@ static struct folio *hooked_alloc(gfp_t gfp, int order,
 	}
 
 	thpnuma_count(local, THPNUMA_ALLOC_NS, ktime_get_ns() - start);
+	if (overridden)
+		thpnuma_count_policy(policy, THPNUMA_PC_BY_OVERRIDE);
 	if (!folio) {
 		thpnuma_count(local, THPNUMA_THP_FALLBACK, 1);
+		thpnuma_count_policy(policy, THPNUMA_PC_THP_FALLBACK);
 	} else {
 		nid = folio_nid(folio);
 		if (nid == local) {
 			thpnuma_count(local, THPNUMA_THP_LOCAL, 1);
+			thpnuma_count_policy(policy, THPNUMA_PC_THP_LOCAL);
 		} else {
 			thpnuma_count(local, THPNUMA_THP_REMOTE, 1);
 			thpnuma_count(nid, THPNUMA_THP_REMOTE_IN, 1);
+			thpnuma_count_policy(policy, THPNUMA_PC_THP_REMOTE);
 		}
 	}
 	slot_exit(slot);
@@ -220,6 +241,9 @@ static void notrace thpnuma_alloc_hook(struct pt_regs *regs,
 	struct vm_area_struct *vma;
 	struct thpnuma_fault fault;
 	unsigned long target;
+	unsigned int policy;
+	bool overridden;
+	u32 config;
 
 	/* Cheapest tests first: this runs for every anonymous page fault. */
 	if ((int)thpnuma_arg(regs, 1) != HPAGE_PMD_ORDER)
@@ -235,9 +259,14 @@ static void notrace thpnuma_alloc_hook(struct pt_regs *regs,
 	fault.madvised = vma->vm_flags & VM_HUGEPAGE;
 	fault.has_mempolicy = vma->vm_policy || current->mempolicy;
 
-	switch (thpnuma_decide(READ_ONCE(thpnuma_config_word), &fault)) {
+	config = thpnuma_effective_config(&overridden);
+	switch (thpnuma_decide(config, &fault)) {
 	case THPNUMA_ACT_PASSTHROUGH:
 		thpnuma_count(numa_node_id(), THPNUMA_PASSTHROUGH, 1);
+		policy = thpnuma_config_unpack(config).policy;
+		thpnuma_count_policy(policy, THPNUMA_PC_PASSTHROUGH);
+		if (overridden)
+			thpnuma_count_policy(policy, THPNUMA_PC_BY_OVERRIDE);
 		return;
 	case THPNUMA_ACT_COUNT_ONLY:
 		target = (unsigned long)thpnuma_alloc_count_only;

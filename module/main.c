@@ -12,18 +12,33 @@
 #include "thpnuma.h"
 
 u32 thpnuma_config_word;
-static DEFINE_MUTEX(thpnuma_config_lock);
 
-/* Change one field of the configuration; readers see old or new, whole. */
+/*
+ * Change one field of the configuration; readers see old or new, whole.
+ * cmpxchg rather than a lock: the overrides flag changes in process exit.
+ */
 void thpnuma_config_update(size_t field_offset, unsigned int value)
 {
 	struct thpnuma_config cfg;
+	u32 old, new;
 
-	mutex_lock(&thpnuma_config_lock);
-	cfg = thpnuma_config_get();
-	*(unsigned int *)((char *)&cfg + field_offset) = value;
-	WRITE_ONCE(thpnuma_config_word, thpnuma_config_pack(&cfg));
-	mutex_unlock(&thpnuma_config_lock);
+	do {
+		old = READ_ONCE(thpnuma_config_word);
+		cfg = thpnuma_config_unpack(old);
+		*(unsigned int *)((char *)&cfg + field_offset) = value;
+		new = thpnuma_config_pack(&cfg) | (old & THPNUMA_CFG_OVERRIDES);
+	} while (cmpxchg(&thpnuma_config_word, old, new) != old);
+}
+
+void thpnuma_config_set_overrides(bool present)
+{
+	u32 old, new;
+
+	do {
+		old = READ_ONCE(thpnuma_config_word);
+		new = present ? old | THPNUMA_CFG_OVERRIDES :
+				old & ~THPNUMA_CFG_OVERRIDES;
+	} while (cmpxchg(&thpnuma_config_word, old, new) != old);
 }
 
 /* Module parameters read and write the live configuration. */
@@ -118,9 +133,12 @@ static int __init thpnuma_init(void)
 	err = thpnuma_counters_init();
 	if (err)
 		goto out;
-	err = thpnuma_probes_install();
+	err = thpnuma_tasks_init();
 	if (err)
 		goto err_counters;
+	err = thpnuma_probes_install();
+	if (err)
+		goto err_tasks;
 	err = thpnuma_hooks_install();
 	if (err)
 		goto err_probes;
@@ -138,6 +156,8 @@ err_hooks:
 	thpnuma_hooks_remove();
 err_probes:
 	thpnuma_probes_remove();
+err_tasks:
+	thpnuma_tasks_exit();
 err_counters:
 	thpnuma_counters_exit();
 out:
@@ -149,6 +169,7 @@ static void __exit thpnuma_exit(void)
 	thpnuma_debugfs_exit();
 	thpnuma_hooks_remove();
 	thpnuma_probes_remove();
+	thpnuma_tasks_exit();
 	thpnuma_counters_exit();
 	pr_info("unloaded\n");
 }

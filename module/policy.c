@@ -65,6 +65,17 @@ struct thpnuma_config thpnuma_config_unpack(u32 word)
 	return cfg;
 }
 
+u32 thpnuma_config_apply_override(u32 global, u32 override)
+{
+	struct thpnuma_config cfg = thpnuma_config_unpack(global);
+	struct thpnuma_config o = thpnuma_config_unpack(override);
+
+	cfg.policy = o.policy;
+	if (o.zone_reclaim != THPNUMA_ZR_INHERIT)
+		cfg.zone_reclaim = o.zone_reclaim;
+	return thpnuma_config_pack(&cfg);
+}
+
 enum thpnuma_action thpnuma_decide(u32 config, const struct thpnuma_fault *f)
 {
 	struct thpnuma_config cfg = thpnuma_config_unpack(config);
@@ -138,6 +149,58 @@ int thpnuma_parse_zone_reclaim(const char *buf, size_t len, unsigned int *out)
 	if (n != 1 || buf[0] < '0' || buf[0] > '7')
 		return -EINVAL;
 	*out = (unsigned int)(buf[0] - '0');
+	return 0;
+}
+
+/* A decimal in [1, max] without sign, spaces or leading zeros; else -1. */
+static long parse_decimal(const char *s, size_t len, long max)
+{
+	long v = 0;
+	size_t i;
+
+	if (!len || len > 7 || s[0] == '0')
+		return -1;
+	for (i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v <= max ? v : -1;
+}
+
+int thpnuma_parse_task_write(const char *buf, size_t len,
+			     struct thpnuma_task_write *out)
+{
+	const char *end, *word, *space;
+	long n = strip_newline(buf, len);
+	long pid;
+	size_t wlen;
+
+	/* The sub-parsers allow a newline of their own: none may remain. */
+	if (n < 0 || memchr(buf, '\n', n))
+		return -EINVAL;
+	end = buf + n;
+	space = memchr(buf, ' ', n);
+	if (!space)
+		return -EINVAL;
+	pid = parse_decimal(buf, space - buf, THPNUMA_PID_MAX);
+	if (pid < 0)
+		return -EINVAL;
+
+	word = space + 1;
+	space = memchr(word, ' ', end - word);
+	wlen = (space ? space : end) - word;
+	out->pid = (int)pid;
+	out->zone_reclaim = THPNUMA_ZR_INHERIT;
+	out->clear = wlen == 7 && !memcmp(word, "default", 7);
+	if (out->clear)
+		return space ? -EINVAL : 0;
+	if (thpnuma_parse_choice(word, wlen, thpnuma_policy_names,
+				 THPNUMA_NR_POLICIES, &out->policy))
+		return -EINVAL;
+	if (space)
+		return thpnuma_parse_zone_reclaim(space + 1, end - space - 1,
+						  &out->zone_reclaim);
 	return 0;
 }
 

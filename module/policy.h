@@ -55,6 +55,21 @@ struct thpnuma_config {
 u32 thpnuma_config_pack(const struct thpnuma_config *cfg);
 struct thpnuma_config thpnuma_config_unpack(u32 word);
 
+/*
+ * Set in the global word while any per-process override exists, so the
+ * fault path pays for a lookup only then. pack() leaves it clear.
+ */
+#define THPNUMA_CFG_OVERRIDES	(1u << 24)
+
+/* An override's zone_reclaim that follows the global setting. */
+#define THPNUMA_ZR_INHERIT	0xffu
+
+/*
+ * The configuration a process with @override (a packed policy and
+ * zone_reclaim, or THPNUMA_ZR_INHERIT) runs under: scope stays global.
+ */
+u32 thpnuma_config_apply_override(u32 global, u32 override);
+
 /* What the hook does with one vma_alloc_folio() call. */
 enum thpnuma_action {
 	THPNUMA_ACT_IGNORE,		/* not a THP fault in scope: untouched */
@@ -92,6 +107,20 @@ int thpnuma_parse_choice(const char *buf, size_t len,
 			 unsigned int *out);
 int thpnuma_parse_zone_reclaim(const char *buf, size_t len,
 			       unsigned int *out);
+
+/* Largest PID the tasks file accepts: the kernel's PID_MAX_LIMIT on 64-bit. */
+#define THPNUMA_PID_MAX		4194304
+
+/* A parsed write to the tasks file: "PID POLICY [ZONE_RECLAIM]" or "PID default". */
+struct thpnuma_task_write {
+	int pid;
+	bool clear;			/* "default": remove the override */
+	unsigned int policy;
+	unsigned int zone_reclaim;	/* THPNUMA_ZR_INHERIT when absent */
+};
+
+int thpnuma_parse_task_write(const char *buf, size_t len,
+			     struct thpnuma_task_write *out);
 
 /* "kernel [strict-local] local-then-remote\n"; returns the length. */
 int thpnuma_format_choices(char *buf, size_t size, const char *const *names,

@@ -34,12 +34,36 @@ static inline void thpnuma_count(int nid, enum thpnuma_counter c, u64 delta)
 	this_cpu_add(thpnuma_counters[nid * THPNUMA_NR_COUNTERS + c], delta);
 }
 
+/* Per-policy counters; the order is the column order of the policies file. */
+enum thpnuma_policy_counter {
+	THPNUMA_PC_THP_LOCAL,
+	THPNUMA_PC_THP_REMOTE,
+	THPNUMA_PC_THP_FALLBACK,
+	THPNUMA_PC_PASSTHROUGH,
+	THPNUMA_PC_BY_OVERRIDE,		/* faults decided by a per-process override */
+	THPNUMA_NR_POLICY_COUNTERS,
+};
+
+extern const char *const
+thpnuma_policy_counter_names[THPNUMA_NR_POLICY_COUNTERS];
+
+/* [policy * THPNUMA_NR_POLICY_COUNTERS + counter], one copy per CPU. */
+extern u64 __percpu *thpnuma_policy_counters;
+
+static inline void thpnuma_count_policy(unsigned int policy,
+					enum thpnuma_policy_counter c)
+{
+	this_cpu_inc(thpnuma_policy_counters[policy *
+					     THPNUMA_NR_POLICY_COUNTERS + c]);
+}
+
 int thpnuma_counters_init(void);
 void thpnuma_counters_exit(void);
 u64 *thpnuma_counters_snapshot(void);
+u64 *thpnuma_policy_counters_snapshot(void);
 void thpnuma_counters_reset(void);
 
-/* Run-time configuration: updated under a lock, read locklessly. */
+/* Run-time configuration: updated with cmpxchg, read locklessly. */
 extern u32 thpnuma_config_word;
 
 static inline struct thpnuma_config thpnuma_config_get(void)
@@ -48,6 +72,31 @@ static inline struct thpnuma_config thpnuma_config_get(void)
 }
 
 void thpnuma_config_update(size_t field_offset, unsigned int value);
+void thpnuma_config_set_overrides(bool present);
+
+/* Per-process overrides (tasks.c). */
+u32 thpnuma_task_config(u32 global, bool *overridden);
+
+/*
+ * The configuration the current task runs under. Without overrides this
+ * is one load of the global word.
+ */
+static inline u32 thpnuma_effective_config(bool *overridden)
+{
+	u32 word = READ_ONCE(thpnuma_config_word);
+
+	*overridden = false;
+	if (unlikely(word & THPNUMA_CFG_OVERRIDES))
+		return thpnuma_task_config(word, overridden);
+	return word;
+}
+
+struct seq_file;
+int thpnuma_tasks_init(void);
+void thpnuma_tasks_exit(void);
+int thpnuma_tasks_write(const struct thpnuma_task_write *w);
+void thpnuma_tasks_show(struct seq_file *m);
+void thpnuma_tasks_count_by_policy(unsigned int nr[THPNUMA_NR_POLICIES]);
 
 int thpnuma_hooks_install(void);
 void thpnuma_hooks_remove(void);

@@ -350,6 +350,49 @@ static inline void thp_knobs_quiet(const char *enabled, const char *defrag)
 	write_file("/proc/sys/vm/compaction_proactiveness", "0");
 }
 
+/*
+ * Count the 2 MiB chunks of [p, p + size) that are THPs, by node. Needs
+ * root: /proc/self/pagemap gives PFNs and /proc/kpageflags their THP bit.
+ */
+static inline int region_thp_nodes(char *p, size_t size, long *per_node)
+{
+	size_t n = size / HPAGE_SIZE;
+	int pagemap = open("/proc/self/pagemap", O_RDONLY);
+	int kflags = open("/proc/kpageflags", O_RDONLY);
+	int ret = -1;
+
+	memset(per_node, 0, MAX_NODES * sizeof(*per_node));
+	if (pagemap < 0 || kflags < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		char *chunk = p + i * HPAGE_SIZE;
+		unsigned long long entry, flags;
+		int status;
+		void *page = chunk;
+
+		if (pread(pagemap, &entry, 8, (unsigned long)chunk / 4096 * 8) != 8)
+			goto out;
+		if (!(entry >> 63))
+			continue;
+		entry &= (1ULL << 55) - 1;
+		if (pread(kflags, &flags, 8, entry * 8) != 8)
+			goto out;
+		if (!(flags & (1ULL << 22)))	/* KPF_THP */
+			continue;
+		if (syscall(SYS_move_pages, 0, 1, &page, NULL, &status, 0) ||
+		    status < 0 || status >= MAX_NODES)
+			goto out;
+		per_node[status]++;
+	}
+	ret = 0;
+out:
+	if (pagemap >= 0)
+		close(pagemap);
+	if (kflags >= 0)
+		close(kflags);
+	return ret;
+}
+
 static inline void drop_caches(void)
 {
 	sync();

@@ -232,4 +232,86 @@ TEST(local_effort_follows_the_bits)
 	EXPECT_TRUE(e.reclaim && e.enter_fs && e.swap && e.wake_kswapd);
 }
 
+static int parse_task(const char *s, struct thpnuma_task_write *w)
+{
+	return thpnuma_parse_task_write(s, strlen(s), w);
+}
+
+TEST(task_write_sets_and_clears)
+{
+	struct thpnuma_task_write w;
+
+	ASSERT_EQ(0, parse_task("1234 strict-local", &w));
+	EXPECT_EQ(1234, w.pid);
+	EXPECT_FALSE(w.clear);
+	EXPECT_EQ(THPNUMA_POLICY_STRICT_LOCAL, w.policy);
+	EXPECT_EQ(THPNUMA_ZR_INHERIT, w.zone_reclaim);
+
+	ASSERT_EQ(0, parse_task("7 local-then-remote 5\n", &w));
+	EXPECT_EQ(7, w.pid);
+	EXPECT_EQ(THPNUMA_POLICY_LOCAL_THEN_REMOTE, w.policy);
+	EXPECT_EQ(5, w.zone_reclaim);
+
+	ASSERT_EQ(0, parse_task("4194304 default\n", &w));
+	EXPECT_EQ(4194304, w.pid);
+	EXPECT_TRUE(w.clear);
+
+	ASSERT_EQ(0, parse_task("1 kernel 0", &w));
+	EXPECT_EQ(THPNUMA_POLICY_KERNEL, w.policy);
+	EXPECT_EQ(0, w.zone_reclaim);
+}
+
+TEST(task_write_rejects_malformed_input)
+{
+	static const char *const bad[] = {
+		"", "\n", "1234", "1234 ", " 1234 kernel", "1234  kernel",
+		"1234 kernel ", "1234\tkernel", "0 kernel", "-1 kernel",
+		"+1 kernel", "01 kernel", "4194305 kernel", "99999999 kernel",
+		"12a4 kernel", "1234 Kernel", "1234 strict_local", "kernel 1234",
+		"1234 default 1", "1234 default ", "1234 kernel 8",
+		"1234 kernel 07", "1234 kernel -1", "1234 kernel 1 1",
+		"1234 kernel\n\n", "1234 kernel 1\n\n", "1234 kernel\n1",
+		"1234\n kernel", "1234 local-then-remote 7 extra-bytes-here",
+	};
+	struct thpnuma_task_write w;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		EXPECT_EQ(-EINVAL, parse_task(bad[i], &w))
+			TH_LOG("accepted \"%s\"", bad[i]);
+	/* Embedded NULs. */
+	EXPECT_EQ(-EINVAL, thpnuma_parse_task_write("12\0 kernel", 9, &w));
+	EXPECT_EQ(-EINVAL, thpnuma_parse_task_write("12 kernel\0", 10, &w));
+	EXPECT_EQ(-EINVAL, thpnuma_parse_task_write("12 kernel 1\0", 12, &w));
+}
+
+TEST(override_replaces_policy_and_keeps_scope)
+{
+	u32 global = config(THPNUMA_POLICY_KERNEL, 3, THPNUMA_SCOPE_MADVISE) |
+		     THPNUMA_CFG_OVERRIDES;
+	struct thpnuma_config cfg;
+
+	cfg = thpnuma_config_unpack(thpnuma_config_apply_override(global,
+		config(THPNUMA_POLICY_STRICT_LOCAL, THPNUMA_ZR_INHERIT, 0)));
+	EXPECT_EQ(THPNUMA_POLICY_STRICT_LOCAL, cfg.policy);
+	EXPECT_EQ(3, cfg.zone_reclaim);
+	EXPECT_EQ(THPNUMA_SCOPE_MADVISE, cfg.scope);
+
+	cfg = thpnuma_config_unpack(thpnuma_config_apply_override(global,
+		config(THPNUMA_POLICY_LOCAL_THEN_REMOTE, 7, 0)));
+	EXPECT_EQ(THPNUMA_POLICY_LOCAL_THEN_REMOTE, cfg.policy);
+	EXPECT_EQ(7, cfg.zone_reclaim);
+	EXPECT_EQ(THPNUMA_SCOPE_MADVISE, cfg.scope);
+}
+
+TEST(overrides_flag_is_outside_the_fields)
+{
+	u32 word = config(THPNUMA_POLICY_LOCAL_THEN_REMOTE, 7, 1);
+	struct thpnuma_config cfg;
+
+	EXPECT_EQ(0, word & THPNUMA_CFG_OVERRIDES);
+	cfg = thpnuma_config_unpack(word | THPNUMA_CFG_OVERRIDES);
+	EXPECT_EQ(word, thpnuma_config_pack(&cfg));
+}
+
 TEST_HARNESS_MAIN

@@ -1,0 +1,605 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-process policy overrides: the tasks file, inheritance at fork,
+ * cleanup at exit, PID reuse, the bounded table, and two processes with
+ * different policies faulting at once on a full node.
+ */
+#include "thpnuma_test.h"
+#include <pthread.h>
+#include "kselftest_harness.h"
+
+#define TASKS_FILE	THPNUMA_DEBUGFS "/tasks"
+#define POLICIES_FILE	THPNUMA_DEBUGFS "/policies"
+#define SMALL_REGION	(32 * MiB)
+#define STORM_REGION	(160 * MiB)
+
+enum { POL_KERNEL, POL_STRICT_LOCAL, POL_LOCAL_THEN_REMOTE, NR_POL };
+enum { PC_TASKS, PC_LOCAL, PC_REMOTE, PC_FALLBACK, PC_PASSTHROUGH,
+	PC_BY_OVERRIDE, NR_PC };
+
+static const char *const policy_names[NR_POL] = {
+	"kernel", "strict-local", "local-then-remote",
+};
+
+struct policy_stats {
+	unsigned long long v[NR_POL][NR_PC];
+};
+
+static int read_policies(struct policy_stats *ps)
+{
+	char line[256], name[32];
+	unsigned long long *v;
+	int rows = 0;
+	FILE *f = fopen(POLICIES_FILE, "r");
+
+	memset(ps, 0, sizeof(*ps));
+	if (!f)
+		return -1;
+	if (!fgets(line, sizeof(line), f) ||
+	    strcmp(line, "policy tasks thp_local thp_remote thp_fallback passthrough by_override\n")) {
+		fclose(f);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long t[NR_PC];
+		int p;
+
+		if (sscanf(line, "%31s %llu %llu %llu %llu %llu %llu", name,
+			   &t[0], &t[1], &t[2], &t[3], &t[4], &t[5]) != 7)
+			break;
+		for (p = 0; p < NR_POL; p++)
+			if (!strcmp(name, policy_names[p]))
+				break;
+		if (p == NR_POL)
+			break;
+		v = ps->v[p];
+		memcpy(v, t, sizeof(t));
+		rows++;
+	}
+	fclose(f);
+	return rows == NR_POL ? 0 : -1;
+}
+
+static unsigned long long pdelta(const struct policy_stats *a,
+				 const struct policy_stats *b, int p, int c)
+{
+	return b->v[p][c] - a->v[p][c];
+}
+
+static int set_override(pid_t pid, const char *policy)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%d %s\n", pid, policy);
+	return write_file(TASKS_FILE, buf);
+}
+
+/* 1 and the policy column(s) of @pid's line, 0 if it has none, -1 on error. */
+static int override_of(pid_t pid, char *policy, size_t size)
+{
+	char line[256], pol[32], zr[8];
+	int found = 0, nr;
+	FILE *f = fopen(TASKS_FILE, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%d %*s %31s %7s", &nr, pol, zr) != 3) {
+			found = -1;
+			break;
+		}
+		if (nr == pid) {
+			snprintf(policy, size, "%s %s", pol, zr);
+			found++;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static int nr_override_lines(void)
+{
+	char buf[8192];
+	int n = 0;
+
+	if (read_file(TASKS_FILE, buf, sizeof(buf)) < 0)
+		return -1;
+	for (char *c = buf; *c; c++)
+		n += *c == '\n';
+	return n;
+}
+
+/* A child that waits to be killed; returns once it runs. */
+static pid_t spawn_sleeper(void)
+{
+	int fd[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(fd))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(fd[0]);
+		if (write(fd[1], "r", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(fd[1]);
+	if (pid < 0 || read(fd[0], &c, 1) != 1)
+		pid = -1;
+	close(fd[0]);
+	return pid;
+}
+
+static void reap(pid_t pid)
+{
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+}
+
+static void fault_and_unmap(size_t size)
+{
+	char *p = map_region(size, MADV_HUGEPAGE);
+
+	if (p) {
+		touch_region(p, size);
+		munmap(p, size);
+	}
+}
+
+/* Fault @size in a child process; its exit status. */
+static int fault_in_child(size_t size)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		fault_and_unmap(size);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void *fault_thread(void *arg)
+{
+	fault_and_unmap(*(size_t *)arg);
+	return NULL;
+}
+
+FIXTURE(tasks) {
+	struct thp_knobs knobs;
+	pid_t child[8];
+	int nr_children;
+	char pid_max[32];
+};
+
+FIXTURE_SETUP(tasks)
+{
+	thp_knobs_save(&self->knobs);
+	read_file("/proc/sys/kernel/pid_max", self->pid_max,
+		  sizeof(self->pid_max));
+	thp_knobs_quiet("madvise", "madvise");
+	ASSERT_EQ(0, module_load("policy=kernel"));
+	ASSERT_EQ(0, pin_to_node(0));
+	drop_caches();
+}
+
+FIXTURE_TEARDOWN(tasks)
+{
+	for (int i = 0; i < self->nr_children; i++)
+		reap(self->child[i]);
+	write_file("/proc/sys/kernel/pid_max", self->pid_max);
+	if (module_loaded()) {
+		int err = module_unload();
+
+		if (err)
+			TH_LOG("unload failed: %s", strerror(-err));
+	}
+	thp_knobs_restore(&self->knobs);
+}
+
+static pid_t add_sleeper(FIXTURE_DATA(tasks) *self)
+{
+	pid_t pid = spawn_sleeper();
+
+	if (pid > 0)
+		self->child[self->nr_children++] = pid;
+	return pid;
+}
+
+TEST_F(tasks, set_update_list_and_clear)
+{
+	struct policy_stats ps;
+	char pol[64], line[256];
+	pid_t pid = add_sleeper(self);
+
+	ASSERT_LT(0, pid);
+	EXPECT_EQ(0, override_of(pid, pol, sizeof(pol)));
+	ASSERT_EQ(0, set_override(pid, "strict-local"));
+	ASSERT_EQ(1, override_of(pid, pol, sizeof(pol)));
+	EXPECT_STREQ("strict-local -", pol);
+	ASSERT_EQ(0, read_policies(&ps));
+	EXPECT_EQ(1ULL, ps.v[POL_STRICT_LOCAL][PC_TASKS]);
+
+	/* The line names the process: "pid comm policy zone_reclaim". */
+	ASSERT_LT(0, read_file(TASKS_FILE, line, sizeof(line)));
+	TH_LOG("tasks: %s", line);
+	EXPECT_NE(NULL, strstr(line, "tasks strict-local -"));
+
+	ASSERT_EQ(0, set_override(pid, "local-then-remote 7"));
+	ASSERT_EQ(1, override_of(pid, pol, sizeof(pol)));
+	EXPECT_STREQ("local-then-remote 7", pol);
+	ASSERT_EQ(0, read_policies(&ps));
+	EXPECT_EQ(0ULL, ps.v[POL_STRICT_LOCAL][PC_TASKS]);
+	EXPECT_EQ(1ULL, ps.v[POL_LOCAL_THEN_REMOTE][PC_TASKS]);
+
+	ASSERT_EQ(0, set_override(pid, "default"));
+	EXPECT_EQ(0, override_of(pid, pol, sizeof(pol)));
+	EXPECT_EQ(0, nr_override_lines());
+	/* Clearing what is not set is not an error. */
+	EXPECT_EQ(0, set_override(pid, "default"));
+}
+
+/* An override covers the whole thread group, whichever thread faults. */
+TEST_F(tasks, override_applies_to_every_thread)
+{
+	const long want = 2 * (SMALL_REGION / HPAGE_SIZE);
+	size_t size = SMALL_REGION;
+	struct policy_stats a, b;
+	pthread_t t;
+
+	ASSERT_EQ(0, set_override(getpid(), "strict-local"));
+	ASSERT_EQ(0, read_policies(&a));
+	ASSERT_EQ(0, pthread_create(&t, NULL, fault_thread, &size));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	fault_and_unmap(size);
+	ASSERT_EQ(0, read_policies(&b));
+
+	EXPECT_EQ(want, (long)pdelta(&a, &b, POL_STRICT_LOCAL, PC_BY_OVERRIDE));
+	EXPECT_EQ(want, (long)pdelta(&a, &b, POL_STRICT_LOCAL, PC_LOCAL));
+	EXPECT_EQ(0ULL, pdelta(&a, &b, POL_KERNEL, PC_LOCAL) +
+		  pdelta(&a, &b, POL_KERNEL, PC_REMOTE) +
+		  pdelta(&a, &b, POL_KERNEL, PC_FALLBACK));
+}
+
+TEST_F(tasks, children_forked_after_the_override_inherit_it)
+{
+	const long want = SMALL_REGION / HPAGE_SIZE;
+	struct policy_stats a, b;
+	pid_t before, after;
+	char pol[64];
+
+	before = add_sleeper(self);
+	ASSERT_LT(0, before);
+	ASSERT_EQ(0, set_override(getpid(), "local-then-remote 1"));
+	after = add_sleeper(self);
+	ASSERT_LT(0, after);
+
+	EXPECT_EQ(0, override_of(before, pol, sizeof(pol)));
+	ASSERT_EQ(1, override_of(after, pol, sizeof(pol)));
+	EXPECT_STREQ("local-then-remote 1", pol);
+
+	/* A child's faults run under the inherited override. */
+	ASSERT_EQ(0, read_policies(&a));
+	ASSERT_EQ(0, fault_in_child(SMALL_REGION));
+	ASSERT_EQ(0, read_policies(&b));
+	EXPECT_EQ(want, (long)pdelta(&a, &b, POL_LOCAL_THEN_REMOTE,
+				     PC_BY_OVERRIDE));
+	EXPECT_EQ(want, (long)pdelta(&a, &b, POL_LOCAL_THEN_REMOTE, PC_LOCAL));
+
+	/* The child's copy is its own: it outlives the parent's. */
+	ASSERT_EQ(0, set_override(getpid(), "default"));
+	EXPECT_EQ(1, override_of(after, pol, sizeof(pol)));
+	EXPECT_EQ(0, override_of(getpid(), pol, sizeof(pol)));
+}
+
+TEST_F(tasks, exit_removes_the_override)
+{
+	struct policy_stats ps;
+	char pol[64];
+	pid_t pid = spawn_sleeper();
+
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, set_override(pid, "strict-local"));
+	ASSERT_EQ(1, override_of(pid, pol, sizeof(pol)));
+	reap(pid);
+	EXPECT_EQ(0, override_of(pid, pol, sizeof(pol)));
+	EXPECT_EQ(0, nr_override_lines());
+	ASSERT_EQ(0, read_policies(&ps));
+	EXPECT_EQ(0ULL, ps.v[POL_STRICT_LOCAL][PC_TASKS]);
+
+	/* A dead process cannot get one. */
+	EXPECT_EQ(-ESRCH, set_override(pid, "strict-local"));
+	EXPECT_EQ(0, nr_override_lines());
+}
+
+/*
+ * Force a reuse of an overridden process's PID with a small pid_max: the
+ * new process must run under the default policy.
+ */
+TEST_F_TIMEOUT(tasks, reused_pid_does_not_inherit, 300)
+{
+	const long want = SMALL_REGION / HPAGE_SIZE;
+	struct policy_stats a, b;
+	int go[2], done[2], forks = 0;
+	pid_t old, pid;
+	char pol[64], c;
+
+	/* PIDs below 300 are not reused after a wrap: get past them. */
+	ASSERT_EQ(0, write_file("/proc/sys/kernel/pid_max", "400"));
+	do {
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (pid == 0)
+			_exit(0);
+		waitpid(pid, NULL, 0);
+	} while (pid < 300);
+	old = spawn_sleeper();
+	ASSERT_LT(0, old);
+	ASSERT_GT(400, old);
+	ASSERT_EQ(0, set_override(old, "strict-local"));
+	reap(old);
+
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(done));
+	for (;;) {
+		ASSERT_GT(2000, ++forks);
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (pid == 0) {
+			if (getpid() != old)
+				_exit(0);
+			/* The reused PID: fault when told, under its policy. */
+			if (read(go[0], &c, 1) != 1)
+				_exit(1);
+			fault_and_unmap(SMALL_REGION);
+			if (write(done[1], "d", 1) != 1)
+				_exit(1);
+			for (;;)
+				pause();
+		}
+		if (pid == old)
+			break;
+		waitpid(pid, NULL, 0);
+	}
+	self->child[self->nr_children++] = pid;
+	TH_LOG("pid %d reused after %d forks", old, forks);
+
+	EXPECT_EQ(0, override_of(pid, pol, sizeof(pol)));
+	ASSERT_EQ(0, read_policies(&a));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(1, read(done[0], &c, 1));
+	ASSERT_EQ(0, read_policies(&b));
+	EXPECT_EQ(0ULL, pdelta(&a, &b, POL_STRICT_LOCAL, PC_BY_OVERRIDE) +
+		  pdelta(&a, &b, POL_STRICT_LOCAL, PC_LOCAL));
+	EXPECT_EQ(want, (long)pdelta(&a, &b, POL_KERNEL, PC_LOCAL));
+	EXPECT_EQ(0ULL, pdelta(&a, &b, POL_KERNEL, PC_BY_OVERRIDE));
+}
+
+TEST_F(tasks, full_table_refuses_with_enospc)
+{
+	char before[4096], after[4096], pol[64];
+	pid_t pid[4], extra, child;
+
+	ASSERT_EQ(0, module_unload());
+	ASSERT_EQ(0, module_load("policy=kernel max_tasks=4"));
+	ASSERT_EQ(0, set_override(getpid(), "strict-local"));
+	for (int i = 0; i < 3; i++) {
+		pid[i] = add_sleeper(self);
+		ASSERT_LT(0, pid[i]);
+		/* Each sleeper inherited: set its own policy anyway. */
+		ASSERT_EQ(0, set_override(pid[i], "local-then-remote"));
+	}
+	EXPECT_EQ(4, nr_override_lines());
+
+	/* A child forked now cannot inherit: the table is full. */
+	ASSERT_EQ(0, set_override(getpid(), "default"));
+	pid[3] = add_sleeper(self);
+	ASSERT_EQ(0, set_override(getpid(), "strict-local"));
+	EXPECT_EQ(0, override_of(pid[3], pol, sizeof(pol)));
+	child = add_sleeper(self);
+	ASSERT_LT(0, child);
+	EXPECT_EQ(0, override_of(child, pol, sizeof(pol)));
+
+	ASSERT_LT(0, read_file(TASKS_FILE, before, sizeof(before)));
+	EXPECT_EQ(-ENOSPC, set_override(pid[3], "strict-local"));
+	ASSERT_LT(0, read_file(TASKS_FILE, after, sizeof(after)));
+	EXPECT_STREQ(before, after);
+
+	/* Changing an existing override needs no new entry. */
+	EXPECT_EQ(0, set_override(pid[0], "kernel 3"));
+	ASSERT_EQ(1, override_of(pid[0], pol, sizeof(pol)));
+	EXPECT_STREQ("kernel 3", pol);
+
+	/* A freed entry makes room. */
+	extra = pid[1];
+	ASSERT_EQ(0, set_override(extra, "default"));
+	EXPECT_EQ(0, set_override(pid[3], "strict-local"));
+	EXPECT_EQ(4, nr_override_lines());
+}
+
+TEST_F(tasks, malformed_writes_change_nothing)
+{
+	static const char *const bad[] = {
+		"", "\n", "1", "1 ", " 1 kernel", "1  kernel", "1 kernel ",
+		"1\tkernel", "0 kernel", "-1 kernel", "+1 kernel", "01 kernel",
+		"4194305 kernel", "1 Kernel", "1 strict_local", "kernel 1",
+		"1 default 1", "1 kernel 8", "1 kernel -1", "1 kernel 1 1",
+		"1 kernel\n\n", "1 kernel\n1", "1 local-then-remote 1 and-more-bytes",
+	};
+	char before[4096], after[4096], buf[64];
+	struct policy_stats a, b;
+	pid_t pid = add_sleeper(self);
+	int fd;
+
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, set_override(pid, "strict-local"));
+	ASSERT_LT(0, read_file(TASKS_FILE, before, sizeof(before)));
+	ASSERT_EQ(0, read_policies(&a));
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(-EINVAL, write_file(TASKS_FILE, bad[i]))
+			TH_LOG("accepted \"%s\"", bad[i]);
+		/* The same with the sleeper's PID where the PID was 1. */
+		if (bad[i][0] == '1') {
+			snprintf(buf, sizeof(buf), "%d%s", pid, bad[i] + 1);
+			if (strlen(buf) <= 32)
+				EXPECT_EQ(-EINVAL, write_file(TASKS_FILE, buf))
+					TH_LOG("accepted \"%s\"", buf);
+		}
+	}
+	/* A PID nobody has, and a kernel thread (kthreadd is PID 2). */
+	EXPECT_EQ(-ESRCH, write_file(TASKS_FILE, "4194304 kernel"));
+	EXPECT_EQ(-EINVAL, write_file(TASKS_FILE, "2 strict-local"));
+	/* Embedded NUL, an offset, an oversized write. */
+	fd = open(TASKS_FILE, O_WRONLY);
+	ASSERT_LE(0, fd);
+	snprintf(buf, sizeof(buf), "%d kernel", pid);
+	buf[strlen(buf) - 1] = '\0';
+	EXPECT_EQ(-1, write(fd, buf, strlen(buf) + 1));
+	EXPECT_EQ(EINVAL, errno);
+	snprintf(buf, sizeof(buf), "%d kernel", pid);
+	ASSERT_EQ(1, lseek(fd, 1, SEEK_SET));
+	EXPECT_EQ(-1, write(fd, buf, strlen(buf)));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, lseek(fd, 0, SEEK_SET));
+	memset(buf, '7', sizeof(buf));
+	EXPECT_EQ(-1, write(fd, buf, sizeof(buf)));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd);
+
+	ASSERT_LT(0, read_file(TASKS_FILE, after, sizeof(after)));
+	EXPECT_STREQ(before, after);
+	ASSERT_EQ(0, read_policies(&b));
+	for (int p = 0; p < NR_POL; p++)
+		EXPECT_EQ(a.v[p][PC_TASKS], b.v[p][PC_TASKS]);
+}
+
+/* Two processes on node 0's CPU fault at once, each under its own policy. */
+struct pair_result {
+	long thps[MAX_NODES];
+};
+
+static pid_t start_faulter(int go_fd, int result_fd)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct pair_result r = { 0 };
+		char *p = map_region(STORM_REGION, MADV_HUGEPAGE);
+		char c;
+
+		if (!p || read(go_fd, &c, 1) != 1)
+			_exit(1);
+		touch_region(p, STORM_REGION);
+		if (region_thp_nodes(p, STORM_REGION, r.thps))
+			_exit(2);
+		if (write(result_fd, &r, sizeof(r)) != sizeof(r))
+			_exit(3);
+		_exit(0);
+	}
+	return pid;
+}
+
+FIXTURE(storm) {
+	struct thp_knobs knobs;
+	pid_t hog;
+};
+
+FIXTURE_SETUP(storm)
+{
+	char swaps[512];
+
+	self->hog = -1;
+	thp_knobs_save(&self->knobs);
+	if (read_file("/proc/swaps", swaps, sizeof(swaps)) <= 0 ||
+	    !strchr(strchr(swaps, '\n') ?: "", '/'))
+		SKIP(return, "no swap device: the storm needs zram swap");
+	thp_knobs_quiet("madvise", "madvise");
+	ASSERT_EQ(0, module_load("policy=kernel"));
+	ASSERT_EQ(0, pin_to_node(0));
+	drop_caches();
+	self->hog = start_hog(0, node_wmark_kb(0, "low") + 4 * 1024);
+	ASSERT_LT(0, self->hog);
+}
+
+FIXTURE_TEARDOWN(storm)
+{
+	stop_hog(self->hog);
+	if (module_loaded())
+		module_unload();
+	thp_knobs_restore(&self->knobs);
+}
+
+TEST_F_TIMEOUT(storm, two_processes_two_policies, 600)
+{
+	const long chunks = STORM_REGION / HPAGE_SIZE;
+	struct pair_result strict, spread;
+	struct policy_stats a, b;
+	int go[2], res[2][2], status;
+	pid_t pid[2];
+	long remote = 0, pswpout;
+
+	ASSERT_EQ(0, pipe(go));
+	for (int i = 0; i < 2; i++) {
+		ASSERT_EQ(0, pipe(res[i]));
+		pid[i] = start_faulter(go[0], res[i][1]);
+		ASSERT_LT(0, pid[i]);
+	}
+	ASSERT_EQ(0, set_override(pid[0], "strict-local"));
+	ASSERT_EQ(0, set_override(pid[1], "local-then-remote 0"));
+	ASSERT_EQ(0, read_policies(&a));
+	pswpout = vmstat("pswpout");
+	ASSERT_EQ(2, write(go[1], "gg", 2));
+
+	ASSERT_EQ((ssize_t)sizeof(strict),
+		  read(res[0][0], &strict, sizeof(strict)));
+	ASSERT_EQ((ssize_t)sizeof(spread),
+		  read(res[1][0], &spread, sizeof(spread)));
+	for (int i = 0; i < 2; i++) {
+		ASSERT_EQ(pid[i], waitpid(pid[i], &status, 0));
+		EXPECT_EQ(0, status);
+	}
+	pswpout = vmstat("pswpout") - pswpout;
+	ASSERT_EQ(0, read_policies(&b));
+
+	for (int n = 1; n < MAX_NODES; n++)
+		remote += spread.thps[n];
+	TH_LOG("strict-local: %ld THPs on node 0, %ld elsewhere; local-then-remote: %ld on node 0, %ld remote; pswpout %ld",
+	       strict.thps[0], strict.thps[1] + strict.thps[2] + strict.thps[3],
+	       spread.thps[0], remote, pswpout);
+
+	/* strict-local: every THP on node 0, at the price of swapping. */
+	EXPECT_LT(0, strict.thps[0]);
+	for (int n = 1; n < MAX_NODES; n++)
+		EXPECT_EQ(0, strict.thps[n]);
+	EXPECT_LT(0, pswpout);
+	/*
+	 * local-then-remote: a THP for every chunk, the overflow on other
+	 * nodes. Its share of node 0 depends on what the strict-local
+	 * process reclaims meanwhile, so only "some remote" is certain.
+	 */
+	EXPECT_EQ(chunks, spread.thps[0] + remote);
+	EXPECT_LT(0, remote);
+	EXPECT_EQ(0ULL, pdelta(&a, &b, POL_LOCAL_THEN_REMOTE, PC_FALLBACK));
+	EXPECT_EQ(remote, (long)pdelta(&a, &b, POL_LOCAL_THEN_REMOTE,
+				       PC_REMOTE));
+
+	/* Each fault was decided by its process's override. */
+	EXPECT_EQ(chunks, (long)pdelta(&a, &b, POL_STRICT_LOCAL, PC_BY_OVERRIDE));
+	EXPECT_EQ(chunks, (long)pdelta(&a, &b, POL_LOCAL_THEN_REMOTE,
+				       PC_BY_OVERRIDE));
+	EXPECT_EQ(0ULL, pdelta(&a, &b, POL_STRICT_LOCAL, PC_REMOTE));
+	EXPECT_EQ(0ULL, pdelta(&a, &b, POL_KERNEL, PC_LOCAL) +
+		  pdelta(&a, &b, POL_KERNEL, PC_REMOTE));
+	/* Both exited: their overrides went with them. */
+	EXPECT_EQ(0, nr_override_lines());
+}
+
+TEST_HARNESS_MAIN
