@@ -4,7 +4,7 @@
 THPNUMACTL_SRC := $(TOP)/userspace/thpnumactl
 THPNUMACTL := $(BUILD)/userspace/thpnumactl
 # policy.c is the module's own name table and config parser, shared as is.
-THPNUMACTL_OBJS := thpnumactl.c stats.c
+THPNUMACTL_OBJS := thpnumactl.c stats.c overrides.c
 THPNUMACTL_CFLAGS := $(CFLAGS) $(WARN) -I$(TOP)/module \
 	-DTHPNUMA_VERSION='"$(THPNUMA_VERSION)"' \
 	$(shell pkg-config --cflags libkmod 2>/dev/null)
@@ -14,7 +14,7 @@ GUEST_BIN ?= $(BUILD)/guest-bin
 
 userspace: $(THPNUMACTL)
 
-$(THPNUMACTL): $(addprefix $(THPNUMACTL_SRC)/,$(THPNUMACTL_OBJS) stats.h) \
+$(THPNUMACTL): $(addprefix $(THPNUMACTL_SRC)/,$(THPNUMACTL_OBJS) stats.h overrides.h) \
 		$(TOP)/module/policy.c $(TOP)/module/policy.h
 	@mkdir -p $(dir $@)
 	$(CC) $(THPNUMACTL_CFLAGS) -o $@ \

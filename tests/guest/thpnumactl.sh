@@ -11,7 +11,7 @@ KO=/lib/thpnuma.ko
 out=/tmp/thpnumactl.out
 err=/tmp/thpnumactl.err
 
-tap_plan 41
+tap_plan 50
 
 run() { "$T" "$@" > $out 2> $err; rc=$?; }
 
@@ -129,6 +129,33 @@ expect "watch -c 1" 0 "all" watch -i 0.2 -c 1
 expect "reset" 0 "counters reset" reset
 check "counters are zero after reset" \
 	awk 'NR > 1 { for (i = 2; i <= NF; i++) if ($i != 0) exit 1 }' $THPNUMA_DIR/stats
+
+# ---- per-process overrides ---------------------------------------------------------
+# run: the command itself finds its own PID in the tasks file.
+"$T" run --policy strict-local --zone-reclaim 1 -- \
+	sh -c "echo \$\$; cat $THPNUMA_DIR/tasks; true" > $out 2> $err
+# The shell's own line, and cat's, which it inherited when sh forked it.
+if grep -qx "$(head -n 1 $out) sh strict-local 1" $out &&
+   grep -q "^[0-9]* cat strict-local 1\$" $out; then
+	ok "run: the command runs under its override"
+else
+	not_ok "run: the command runs under its override"
+	cat $out $err | sed 's/^/# /'
+fi
+check "run: the override ended with the command" test ! -s $THPNUMA_DIR/tasks
+sleep 600 &
+pid=$!
+expect "task PID POLICY" 0 "$pid strict-local" task $pid strict-local
+expect "tasks lists it" 0 "sleep" tasks
+run tasks --json
+check "tasks --json has the PID and policy" \
+	grep -qF "{\"pid\": $pid, \"comm\": \"sleep\", \"policy\": \"strict-local\", \"zone_reclaim\": null}" $out
+expect "policies counts the override" 0 "strict-local                    1" policies
+expect "task PID default" 0 "$pid default" task $pid default
+check "the override is gone" test ! -s $THPNUMA_DIR/tasks
+kill $pid
+wait $pid 2> /dev/null
+expect "task for a dead process" 1 "no process with PID $pid" task $pid kernel
 
 # ---- not root ------------------------------------------------------------------------
 as_nobody policy kernel

@@ -54,6 +54,9 @@ make_tree() {
 	echo "[all] madvise" > "$dbg/scope"
 	: > "$dbg/reset"
 	cp "$FIXTURES/good-2node.txt" "$dbg/stats"
+	printf '412 thp\\040touch strict-local -\n77 db local-then-remote 3\n' \
+		> "$dbg/tasks"
+	cp "$FIXTURES/policies.txt" "$dbg/policies"
 	printf 'version 0.1.0\nkernel 6.1.0-57-amd64\nhooked_symbol vma_alloc_folio\n' \
 		> "$dbg/version"
 	echo live > "$sys/module/thpnuma/initstate"
@@ -111,7 +114,7 @@ expect 2 "unexpected argument 'all'" "reset with a stray argument" reset all
 expect 2 "unknown command 'nope'" "help for an unknown command" help nope
 
 # ---- help and version ------------------------------------------------
-for c in load unload status policy zone-reclaim scope stat watch reset; do
+for c in load unload status policy zone-reclaim scope stat watch run tasks task policies reset; do
 	expect 0 "Example" "$c --help shows usage with examples" $c --help
 done
 expect 0 "Usage: thpnumactl stat" "help stat" help stat
@@ -248,6 +251,88 @@ else
 	sed 's/^/# /' "$work/out"
 fi
 
+# ---- per-process overrides -----------------------------------------------
+expect 2 "missing PID" "task without a PID" task
+expect 2 "invalid PID 'abc'" "task abc" task abc
+expect 2 "invalid PID '0'" "task 0" task 0
+expect 2 "invalid PID '4194305'" "task beyond PID_MAX_LIMIT" task 4194305
+expect 2 "invalid PID '-5'" "task -5" task -- -5
+expect 2 "invalid policy 'bogus'" "task 1 bogus" task 1 bogus
+expect 2 "unexpected argument 'extra'" "task with three arguments" task 1 kernel extra
+expect 2 "--zone-reclaim needs a POLICY" "task -z without a policy" task -z 3 1 default
+expect 2 "invalid zone reclaim mode '9'" "task -z 9" task -z 9 1 kernel
+expect 2 "--policy is required" "run without --policy" run -- true
+expect 2 "missing command to run" "run without a command" run --policy kernel
+expect 2 "invalid policy 'nope'" "run --policy nope" run --policy nope -- true
+expect 2 "invalid zone reclaim mode 'x'" "run -z x" run -p kernel -z x -- true
+expect 0 "     412  thp touch         strict-local        global" \
+	"tasks lists overrides, command names unescaped" tasks
+run tasks
+if [ "$(sed -n 2p "$work/out" | awk '{print $1}')" = 77 ]; then
+	ok "tasks sorts by PID"
+else
+	not_ok "tasks sorts by PID"
+fi
+run tasks --json
+if [ "$rc" -eq 0 ] && python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["tasks"]
+assert [x["pid"] for x in t] == [77, 412]
+assert t[1]["comm"] == "thp touch" and t[1]["zone_reclaim"] is None
+assert t[0]["policy"] == "local-then-remote" and t[0]["zone_reclaim"] == 3
+' "$work/out"; then
+	ok "tasks --json"
+else
+	not_ok "tasks --json (rc=$rc)"
+	sed 's/^/# /' "$work/out"
+fi
+expect 0 "77  db                local-then-remote   3" "task PID shows its override" task 77
+expect 0 "$$ default" "task PID without an override" task $$
+expect 1 "no process with PID 4194303" "task for a missing process" task 4194303
+cp "$dbg/tasks" "$work/tasks.saved"
+: > "$dbg/tasks"
+expect 0 "412 kernel" "task PID POLICY" task 412 kernel
+expect_file "$dbg/tasks" "412 kernel" "task writes PID POLICY"
+: > "$dbg/tasks"
+expect 0 "412 local-then-remote" "task -z" task -z reclaim,swap 412 local-then-remote
+expect_file "$dbg/tasks" "412 local-then-remote 5" "task -z writes the bits"
+: > "$dbg/tasks"
+expect 0 "412 default" "task PID default" task 412 default
+expect_file "$dbg/tasks" "412 default" "task PID default writes default"
+# run: the override is on thpnumactl's PID, which exec hands to COMMAND.
+: > "$dbg/tasks"
+run run --policy strict-local -z 1 -- sh -c 'echo $$'
+if [ "$rc" -eq 0 ] && [ "$(cat "$dbg/tasks")" = "$(cat "$work/out") strict-local 1" ]; then
+	ok "run sets the override on the PID that the command runs as"
+else
+	not_ok "run sets the override on the PID that the command runs as (rc=$rc, file '$(cat "$dbg/tasks")', pid '$(cat "$work/out")')"
+fi
+: > "$dbg/tasks"
+run run --policy kernel sh -c 'exit 3'
+if [ "$rc" -eq 3 ]; then
+	ok "run returns the command's exit status"
+else
+	not_ok "run returns the command's exit status (rc=$rc)"
+fi
+expect 127 "cannot run '/nonexistent'" "run a missing command" run -p kernel -- /nonexistent
+cp "$work/tasks.saved" "$dbg/tasks"
+expect 0 "by_override" "policies prints the table" policies
+expect 0 "strict-local                    1" "policies shows the override count" policies
+run policies --json
+if [ "$rc" -eq 0 ] && python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["policies"]
+assert p["strict-local"]["tasks"] == 1 and p["kernel"]["thp_local"] == 120
+' "$work/out"; then
+	ok "policies --json"
+else
+	not_ok "policies --json (rc=$rc)"
+	sed 's/^/# /' "$work/out"
+fi
+echo "policy tasks thp_local" > "$dbg/policies"
+expect 1 "cannot parse" "policies refuses a garbled file" policies
+cp "$FIXTURES/policies.txt" "$dbg/policies"
+
 # ---- module not loaded ----------------------------------------------------------
 rm "$sys/module/thpnuma/initstate"
 expect 0 "not loaded" "status says not loaded" status
@@ -273,7 +358,8 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
 			> "$work/out" 2> "$work/err"
 		rc=$?
 	}
-	for args in "policy" "policy kernel" "zone-reclaim 1" "scope all" "stat" "reset" "load" "unload"; do
+	for args in "policy" "policy kernel" "zone-reclaim 1" "scope all" "stat" "reset" "load" "unload" \
+		"tasks" "task 1 kernel" "run --policy kernel -- true" "policies"; do
 		# shellcheck disable=SC2086
 		as_nobody $args
 		if [ "$rc" -eq 1 ] && grep -q "needs root" "$work/err"; then

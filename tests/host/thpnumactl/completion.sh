@@ -32,7 +32,12 @@ expect_completion() {
 	fi
 }
 
-expect_completion "policy" thpnumactl po
+expect_completion "policy policies" thpnumactl po
+expect_completion "policies" thpnumactl policie
+expect_completion "tasks task" thpnumactl tas
+expect_completion "strict-local" thpnumactl run --policy st
+expect_completion "kernel" thpnumactl task 42 k
+expect_completion "--json" thpnumactl tasks --j
 expect_completion "status stat" thpnumactl sta
 expect_completion "--help --version" thpnumactl -
 expect_completion "strict-local" thpnumactl policy s

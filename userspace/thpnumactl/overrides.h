@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Parsers for thpnuma's debugfs tasks and policies files, and their
+ * table and JSON writers. No I/O besides the FILE * given, so the host
+ * tests link this file on its own.
+ */
+#ifndef THPNUMACTL_OVERRIDES_H
+#define THPNUMACTL_OVERRIDES_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* One line of the tasks file: "pid comm policy zone_reclaim". */
+struct task_entry {
+	int pid;
+	char comm[64];		/* unescaped */
+	char policy[32];
+	int zone_reclaim;	/* -1: follows the global setting */
+};
+
+struct task_list {
+	unsigned int nr;
+	struct task_entry *tasks;
+};
+
+/* Same names and order as the module's policies header. */
+enum policy_counter {
+	PC_TASKS,
+	PC_THP_LOCAL,
+	PC_THP_REMOTE,
+	PC_THP_FALLBACK,
+	PC_PASSTHROUGH,
+	PC_BY_OVERRIDE,
+	PC_NR_COUNTERS,
+};
+
+extern const char *const policy_counter_names[PC_NR_COUNTERS];
+
+struct policy_row {
+	char policy[32];
+	uint64_t counter[PC_NR_COUNTERS];
+};
+
+struct policy_table {
+	unsigned int nr;
+	struct policy_row *rows;
+};
+
+/* On failure: -EINVAL or -ENOMEM, and a one-line reason in @err. */
+int tasks_parse(const char *text, struct task_list *tl, char *err,
+		size_t errlen);
+void tasks_free(struct task_list *tl);
+const struct task_entry *tasks_find(const struct task_list *tl, int pid);
+void tasks_write_table(FILE *out, const struct task_list *tl);
+void tasks_write_json(FILE *out, const struct task_list *tl);
+
+int policies_parse(const char *text, struct policy_table *pt, char *err,
+		   size_t errlen);
+void policies_free(struct policy_table *pt);
+void policies_write_table(FILE *out, const struct policy_table *pt);
+void policies_write_json(FILE *out, const struct policy_table *pt);
+
+#endif /* THPNUMACTL_OVERRIDES_H */
