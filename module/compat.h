@@ -3,12 +3,16 @@
 #ifndef THPNUMA_COMPAT_H
 #define THPNUMA_COMPAT_H
 
+#include <linux/ftrace.h>
 #include <linux/gfp.h>
 #include <linux/ptrace.h>
 #include <linux/version.h>
 
 #ifndef CONFIG_X86_64
 #error "thpnuma supports x86_64 only: the hook edits argument registers"
+#endif
+#ifndef CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS
+#error "thpnuma needs ftrace_regs with arguments (DYNAMIC_FTRACE_WITH_ARGS)"
 #endif
 
 /*
@@ -31,7 +35,24 @@
 
 #define THPNUMA_THP_FAULT_SYMBOL	"do_huge_pmd_anonymous_page"
 
-/* Argument registers of a traced function, from ftrace's saved pt_regs. */
+/*
+ * The registers ftrace saved for the callback. Without SAVE_REGS (a
+ * cheaper trampoline on every anonymous fault), x86 still saves the
+ * argument registers and the ip, and restores them after the callback:
+ * enough to read and edit arguments and to redirect the call. 6.12 made
+ * ftrace_regs opaque behind arch_ftrace_regs().
+ */
+static __always_inline struct pt_regs *
+thpnuma_ftrace_regs(struct ftrace_regs *fregs)
+{
+#ifdef arch_ftrace_regs
+	return &arch_ftrace_regs(fregs)->regs;
+#else
+	return &fregs->regs;
+#endif
+}
+
+/* Argument registers of a traced function, from ftrace's saved regs. */
 static __always_inline unsigned long thpnuma_arg(struct pt_regs *regs,
 						 unsigned int n)
 {

@@ -328,7 +328,7 @@ static void notrace thpnuma_ftrace_callback(unsigned long ip,
 					    struct ftrace_ops *op,
 					    struct ftrace_regs *fregs)
 {
-	struct pt_regs *regs = ftrace_get_regs(fregs);
+	struct pt_regs *regs = thpnuma_ftrace_regs(fregs);
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(thpnuma_hooks); i++) {
@@ -342,11 +342,11 @@ static void notrace thpnuma_ftrace_callback(unsigned long ip,
 /*
  * One ftrace_ops for every hooked function: each unregistration waits for
  * RCU-tasks grace periods, and unload time is what load/unload cycles pay.
+ * No SAVE_REGS: the argument registers are all the callback needs.
  */
 static struct ftrace_ops thpnuma_ops = {
 	.func	= thpnuma_ftrace_callback,
-	.flags	= FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION |
-		  FTRACE_OPS_FL_IPMODIFY,
+	.flags	= FTRACE_OPS_FL_RECURSION | FTRACE_OPS_FL_IPMODIFY,
 };
 
 static long inflight_sum(void)
