@@ -19,9 +19,10 @@ rejects() {
 	if [ "$(state)" = "$_before" ]; then ok "$_name"; else not_ok "$_name: state changed"; fi
 }
 
-tap_plan 62
+tap_plan 66
 
-for bad in "policy=bogus" "policy=Kernel" "zone_reclaim=8" "zone_reclaim=-1" "scope=never"; do
+for bad in "policy=bogus" "policy=Kernel" "zone_reclaim=8" "zone_reclaim=-1" "scope=never" \
+	   "max_tasks=0" "max_tasks=65537"; do
 	if thpnuma_load "$bad" 2>/dev/null; then
 		not_ok "load with $bad refused"; thpnuma_unload
 	else
@@ -40,11 +41,11 @@ check "scope file shows the parameter" test "$(cat $D/scope)" = "all [madvise]"
 check "module parameter shows the live policy" \
 	test "$(cat /sys/module/thpnuma/parameters/policy)" = strict-local
 
-for f in policy zone_reclaim scope; do
+for f in policy zone_reclaim scope tasks; do
 	check "$f is 0600" test "$(mode $D/$f)" = 600
 done
 check "reset is 0200" test "$(mode $D/reset)" = 200
-for f in stats version node0/thp_local node1/alloc_ns; do
+for f in stats policies version node0/thp_local node1/alloc_ns; do
 	check "$f is 0400" test "$(mode $D/$f)" = 400
 done
 
