@@ -163,22 +163,15 @@ FIXTURE_VARIANT_ADD(storm, local_then_remote_zr7) {
 
 FIXTURE_SETUP(storm)
 {
-	char swaps[512];
-
 	self->hog = -1;
 	thp_knobs_save(&self->knobs);
-	if (read_file("/proc/swaps", swaps, sizeof(swaps)) <= 0 ||
-	    !strchr(strchr(swaps, '\n') ?: "", '/'))
+	if (!swap_active())
 		SKIP(return, "no swap device: the storm needs zram swap");
 	thp_knobs_quiet("madvise", "madvise");
 	ASSERT_EQ(0, module_load(variant->params));
 	ASSERT_EQ(0, pin_to_node(0));
 	drop_caches();
-	/*
-	 * Node 0 keeps just above its low watermark: below it,
-	 * kswapd would start swapping on its own and blur what policies do.
-	 */
-	self->hog = start_hog(0, node_wmark_kb(0, "low") + 4 * 1024);
+	self->hog = start_storm_hog();
 	ASSERT_LT(0, self->hog);
 	TH_LOG("node0 MemFree after hog: %ld kB (watermarks min %ld low %ld high %ld kB)",
 	       node_meminfo_kb(0, "MemFree"), node_wmark_kb(0, "min"),

@@ -514,18 +514,15 @@ FIXTURE(storm) {
 
 FIXTURE_SETUP(storm)
 {
-	char swaps[512];
-
 	self->hog = -1;
 	thp_knobs_save(&self->knobs);
-	if (read_file("/proc/swaps", swaps, sizeof(swaps)) <= 0 ||
-	    !strchr(strchr(swaps, '\n') ?: "", '/'))
+	if (!swap_active())
 		SKIP(return, "no swap device: the storm needs zram swap");
 	thp_knobs_quiet("madvise", "madvise");
 	ASSERT_EQ(0, module_load("policy=kernel"));
 	ASSERT_EQ(0, pin_to_node(0));
 	drop_caches();
-	self->hog = start_hog(0, node_wmark_kb(0, "low") + 4 * 1024);
+	self->hog = start_storm_hog();
 	ASSERT_LT(0, self->hog);
 }
 

@@ -307,6 +307,25 @@ static inline pid_t start_hog(int node, long free_kb)
 	return pid;
 }
 
+/*
+ * The swap-storm setting: node 0 kept just above its low watermark, since
+ * below it kswapd would start swapping on its own and blur what the
+ * policies do.
+ */
+static inline pid_t start_storm_hog(void)
+{
+	return start_hog(0, node_wmark_kb(0, "low") + 4 * 1024);
+}
+
+/* Whether a swap device is active (the storm needs zram swap). */
+static inline bool swap_active(void)
+{
+	char swaps[512];
+
+	return read_file("/proc/swaps", swaps, sizeof(swaps)) > 0 &&
+	       strchr(strchr(swaps, '\n') ?: "", '/');
+}
+
 static inline void stop_hog(pid_t pid)
 {
 	if (pid > 0) {

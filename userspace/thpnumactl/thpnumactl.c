@@ -109,20 +109,29 @@ static void show_help(const struct command *cmd)
 }
 
 /*
- * The options every command shares: only --help. Returns -1 to go on,
- * else the exit status.
+ * The options of commands without their own: --help, and --json where
+ * @json is not NULL. Returns -1 to go on, else the exit status.
  */
-static int parse_no_options(const struct command *cmd, int argc, char *argv[],
-			    int max_args)
+static int parse_simple_options(const struct command *cmd, int argc,
+				char *argv[], int max_args, bool *json)
 {
-	static const struct option options[] = {
+	enum { OPT_JSON = 256 };
+	static const struct option with_json[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
+	const struct option *options = json ? with_json : with_json + 1;
 	int c;
 
+	if (json)
+		*json = false;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+		if (c == OPT_JSON) {
+			*json = true;
+			continue;
+		}
 		if (c == 'h') {
 			show_help(cmd);
 			return EXIT_OK;
@@ -133,6 +142,12 @@ static int parse_no_options(const struct command *cmd, int argc, char *argv[],
 		return usage_error(cmd, "unexpected argument '%s'",
 				   argv[optind + max_args]);
 	return -1;
+}
+
+static int parse_no_options(const struct command *cmd, int argc, char *argv[],
+			    int max_args)
+{
+	return parse_simple_options(cmd, argc, argv, max_args, NULL);
 }
 
 /* ---- files ---------------------------------------------------------- */
@@ -1291,44 +1306,13 @@ static int load_tasks(struct task_list *tl)
 	return 0;
 }
 
-/* --json or nothing; -1 to go on, else the exit status. */
-static int parse_json_option(const struct command *cmd, int argc,
-			     char *argv[], int max_args, bool *json)
-{
-	enum { OPT_JSON = 256 };
-	static const struct option options[] = {
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "help", no_argument, NULL, 'h' },
-		{ }
-	};
-	int c;
-
-	*json = false;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
-		if (c == OPT_JSON) {
-			*json = true;
-			continue;
-		}
-		if (c == 'h') {
-			show_help(cmd);
-			return EXIT_OK;
-		}
-		return option_error(cmd, c, argv);
-	}
-	if (argc - optind > max_args)
-		return usage_error(cmd, "unexpected argument '%s'",
-				   argv[optind + max_args]);
-	return -1;
-}
-
 static int cmd_tasks(const struct command *cmd, int argc, char *argv[])
 {
 	struct task_list tl;
 	bool json;
 	int ret;
 
-	ret = parse_json_option(cmd, argc, argv, 0, &json);
+	ret = parse_simple_options(cmd, argc, argv, 0, &json);
 	if (ret >= 0)
 		return ret;
 	ret = ensure_debugfs();
@@ -1352,7 +1336,7 @@ static int cmd_policies(const struct command *cmd, int argc, char *argv[])
 	bool json;
 	int ret;
 
-	ret = parse_json_option(cmd, argc, argv, 0, &json);
+	ret = parse_simple_options(cmd, argc, argv, 0, &json);
 	if (ret >= 0)
 		return ret;
 	ret = ensure_debugfs();
