@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * thp-fault-bench: THP faults per second and base-page faults per second
+ * on a free node, to measure what a fault-path hook costs.
+ */
+#include "wl.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+struct opts {
+	int node;
+	size_t region;
+	double seconds;
+	bool json;
+};
+
+struct rate {
+	long faults;
+	double seconds;		/* time spent faulting only */
+	long thp_alloc, thp_fallback;	/* vmstat deltas */
+};
+
+static void __attribute__((noreturn)) usage(FILE *out, int code)
+{
+	fprintf(out,
+"usage: thp-fault-bench [options]\n"
+"Fault a region over and over, as THPs (MADV_HUGEPAGE) and as base pages\n"
+"(MADV_NOHUGEPAGE), and report faults per second of each.\n"
+"  --node N          run on node N's CPUs (default 0)\n"
+"  --region SIZE     region mapped, faulted and unmapped per pass (default 64M)\n"
+"  --seconds S       faulting time per kind (default 2)\n"
+"  --json            print one JSON line instead of the summary\n"
+"  --help\n");
+	exit(code);
+}
+
+static void parse(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "node", required_argument, NULL, 'n' },
+		{ "region", required_argument, NULL, 'r' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	int c;
+
+	*o = (struct opts){ .region = 64 * WL_MiB, .seconds = 2 };
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			o->node = wl_parse_long("node", optarg, 0, WL_MAX_NODES - 1);
+			break;
+		case 'r':
+			o->region = wl_parse_size(optarg);
+			if (o->region < WL_HPAGE || o->region % WL_HPAGE)
+				wl_fail(2, "--region: '%s' is not a multiple of 2 MiB", optarg);
+			break;
+		case 's':
+			o->seconds = strtod(optarg, &end);
+			if (end == optarg || *end || o->seconds <= 0 || o->seconds > 3600)
+				wl_fail(2, "--seconds: '%s' is not a time in seconds", optarg);
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'h':
+			usage(stdout, 0);
+		default:
+			usage(stderr, 2);
+		}
+	}
+	if (optind < argc)
+		wl_fail(2, "unexpected argument '%s' (see --help)", argv[optind]);
+}
+
+/* Map, fault every @stride bytes, unmap; until @seconds of faulting. */
+static void run(const struct opts *o, int advice, size_t stride, struct rate *r)
+{
+	struct wl_vmstat a, b, d;
+
+	memset(r, 0, sizeof(*r));
+	wl_vmstat_read(&a);
+	while (r->seconds < o->seconds) {
+		char *p = wl_map(o->region, advice);
+		double t = wl_now();
+
+		for (size_t off = 0; off < o->region; off += stride)
+			p[off] = 1;
+		r->seconds += wl_now() - t;
+		r->faults += o->region / stride;
+		if (munmap(p, o->region))
+			wl_die("munmap");
+	}
+	wl_vmstat_read(&b);
+	wl_vmstat_delta(&d, &a, &b);
+	r->thp_alloc = d.v[VM_THP_FAULT_ALLOC];
+	r->thp_fallback = d.v[VM_THP_FAULT_FALLBACK];
+}
+
+static void json_rate(struct wl_json *j, const char *key, const struct rate *r)
+{
+	wl_json_obj(j, key);
+	wl_json_long(j, "faults", r->faults);
+	wl_json_double(j, "seconds", r->seconds);
+	wl_json_double(j, "per_sec", r->faults / r->seconds);
+	wl_json_long(j, "thp_fault_alloc", r->thp_alloc);
+	wl_json_long(j, "thp_fault_fallback", r->thp_fallback);
+	wl_json_close(j);
+}
+
+int main(int argc, char **argv)
+{
+	struct rate thp, base;
+	struct opts o;
+
+	wl_prog = "thp-fault-bench";
+	parse(argc, argv, &o);
+	wl_require_node(o.node);
+	wl_pin_to_node(o.node);
+	run(&o, MADV_HUGEPAGE, WL_HPAGE, &thp);
+	run(&o, MADV_NOHUGEPAGE, WL_PAGE, &base);
+	/* A THP run that fell back measures base faults, not THP faults. */
+	if (thp.thp_alloc < thp.faults * 9 / 10)
+		fprintf(stderr, "thp-fault-bench: warning: only %ld of %ld THP "
+			"faults got a huge page (THP disabled or memory short?)\n",
+			thp.thp_alloc, thp.faults);
+	if (o.json) {
+		struct wl_json j;
+
+		wl_json_begin(&j, stdout);
+		wl_json_context(&j, "thp-fault-bench");
+		wl_json_long(&j, "node", o.node);
+		wl_json_long(&j, "region_mb", o.region >> 20);
+		json_rate(&j, "thp", &thp);
+		json_rate(&j, "base", &base);
+		wl_json_end(&j);
+	} else {
+		printf("thp-fault-bench: node %d, %zu MiB region\n", o.node,
+		       o.region >> 20);
+		printf("  THP faults:       %10.0f /s (%ld faults in %.2f s, "
+		       "%ld got a THP)\n", thp.faults / thp.seconds, thp.faults,
+		       thp.seconds, thp.thp_alloc);
+		printf("  base-page faults: %10.0f /s (%ld faults in %.2f s)\n",
+		       base.faults / base.seconds, base.faults, base.seconds);
+	}
+	return 0;
+}
