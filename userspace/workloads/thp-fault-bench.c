@@ -5,16 +5,13 @@
  */
 #include "wl.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
 struct opts {
-	int node;
-	size_t region;
+	struct wl_common co;
 	double seconds;
-	bool json;
 };
 
 struct rate {
@@ -23,9 +20,7 @@ struct rate {
 	long thp_alloc, thp_fallback;	/* vmstat deltas */
 };
 
-static void __attribute__((noreturn)) usage(FILE *out, int code)
-{
-	fprintf(out,
+static const char help[] =
 "usage: thp-fault-bench [options]\n"
 "Fault a region over and over, as THPs (MADV_HUGEPAGE) and as base pages\n"
 "(MADV_NOHUGEPAGE), and report faults per second of each.\n"
@@ -33,50 +28,30 @@ static void __attribute__((noreturn)) usage(FILE *out, int code)
 "  --region SIZE     region mapped, faulted and unmapped per pass (default 64M)\n"
 "  --seconds S       faulting time per kind (default 2)\n"
 "  --json            print one JSON line instead of the summary\n"
-"  --help\n");
-	exit(code);
+"  --help\n";
+
+static bool own_option(int opt, const char *arg, void *ctx)
+{
+	struct opts *o = ctx;
+	char *end;
+
+	if (opt != 's')
+		return false;
+	o->seconds = strtod(arg, &end);
+	if (end == arg || *end || o->seconds <= 0 || o->seconds > 3600)
+		wl_fail(2, "--seconds: '%s' is not a time in seconds", arg);
+	return true;
 }
 
 static void parse(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
-		{ "node", required_argument, NULL, 'n' },
-		{ "region", required_argument, NULL, 'r' },
 		{ "seconds", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		WL_COMMON_OPTIONS,
 	};
-	char *end;
-	int c;
 
-	*o = (struct opts){ .region = 64 * WL_MiB, .seconds = 2 };
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			o->node = wl_parse_long("node", optarg, 0, WL_MAX_NODES - 1);
-			break;
-		case 'r':
-			o->region = wl_parse_size(optarg);
-			if (o->region < WL_HPAGE || o->region % WL_HPAGE)
-				wl_fail(2, "--region: '%s' is not a multiple of 2 MiB", optarg);
-			break;
-		case 's':
-			o->seconds = strtod(optarg, &end);
-			if (end == optarg || *end || o->seconds <= 0 || o->seconds > 3600)
-				wl_fail(2, "--seconds: '%s' is not a time in seconds", optarg);
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		case 'h':
-			usage(stdout, 0);
-		default:
-			usage(stderr, 2);
-		}
-	}
-	if (optind < argc)
-		wl_fail(2, "unexpected argument '%s' (see --help)", argv[optind]);
+	*o = (struct opts){ .co.region = 64 * WL_MiB, .seconds = 2 };
+	wl_getopt(argc, argv, longopts, help, &o->co, own_option, o);
 }
 
 /* Map, fault every @stride bytes, unmap; until @seconds of faulting. */
@@ -87,14 +62,14 @@ static void run(const struct opts *o, int advice, size_t stride, struct rate *r)
 	memset(r, 0, sizeof(*r));
 	wl_vmstat_read(&a);
 	while (r->seconds < o->seconds) {
-		char *p = wl_map(o->region, advice);
+		char *p = wl_map(o->co.region, advice);
 		double t = wl_now();
 
-		for (size_t off = 0; off < o->region; off += stride)
+		for (size_t off = 0; off < o->co.region; off += stride)
 			p[off] = 1;
 		r->seconds += wl_now() - t;
-		r->faults += o->region / stride;
-		if (munmap(p, o->region))
+		r->faults += o->co.region / stride;
+		if (munmap(p, o->co.region))
 			wl_die("munmap");
 	}
 	wl_vmstat_read(&b);
@@ -121,8 +96,8 @@ int main(int argc, char **argv)
 
 	wl_prog = "thp-fault-bench";
 	parse(argc, argv, &o);
-	wl_require_node(o.node);
-	wl_pin_to_node(o.node);
+	wl_require_node(o.co.node);
+	wl_pin_to_node(o.co.node);
 	run(&o, MADV_HUGEPAGE, WL_HPAGE, &thp);
 	run(&o, MADV_NOHUGEPAGE, WL_PAGE, &base);
 	/* A THP run that fell back measures base faults, not THP faults. */
@@ -130,19 +105,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "thp-fault-bench: warning: only %ld of %ld THP "
 			"faults got a huge page (THP disabled or memory short?)\n",
 			thp.thp_alloc, thp.faults);
-	if (o.json) {
+	if (o.co.json) {
 		struct wl_json j;
 
 		wl_json_begin(&j, stdout);
 		wl_json_context(&j, "thp-fault-bench");
-		wl_json_long(&j, "node", o.node);
-		wl_json_long(&j, "region_mb", o.region >> 20);
+		wl_json_long(&j, "node", o.co.node);
+		wl_json_long(&j, "region_mb", o.co.region >> 20);
 		json_rate(&j, "thp", &thp);
 		json_rate(&j, "base", &base);
 		wl_json_end(&j);
 	} else {
-		printf("thp-fault-bench: node %d, %zu MiB region\n", o.node,
-		       o.region >> 20);
+		printf("thp-fault-bench: node %d, %zu MiB region\n", o.co.node,
+		       o.co.region >> 20);
 		printf("  THP faults:       %10.0f /s (%ld faults in %.2f s, "
 		       "%ld got a THP)\n", thp.faults / thp.seconds, thp.faults,
 		       thp.seconds, thp.thp_alloc);

@@ -9,7 +9,6 @@
 #include "wl.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +17,10 @@
 
 
 struct opts {
-	int node, remote;
-	size_t region;
+	struct wl_common co;
+	int remote;
 	long accesses;
-	bool baselines, fragment, json;
+	bool baselines, fragment;
 };
 
 struct run {
@@ -30,9 +29,7 @@ struct run {
 	double ns_per_access;
 };
 
-static void __attribute__((noreturn)) usage(FILE *out, int code)
-{
-	fprintf(out,
+static const char help[] =
 "usage: thp-remote-latency [options]\n"
 "Local base pages vs local THP vs remote THP, and a THP fault on a\n"
 "fragmented local node, compared by random-access latency.\n"
@@ -47,62 +44,43 @@ static void __attribute__((noreturn)) usage(FILE *out, int code)
 "Fragmenting fills the node's free memory with mlocked 4 KiB pages, frees\n"
 "every other one, takes the free 2 MiB blocks left with mlocked THPs, and\n"
 "sets vm.compact_unevictable_allowed=0 until exit so compaction cannot\n"
-"undo it: run as root.\n");
-	exit(code);
+"undo it: run as root.\n";
+
+static bool own_option(int opt, const char *arg, void *ctx)
+{
+	struct opts *o = ctx;
+
+	switch (opt) {
+	case 'm':
+		o->remote = wl_parse_long("remote-node", arg, 0, WL_MAX_NODES - 1);
+		return true;
+	case 'a':
+		o->accesses = wl_parse_long("accesses", arg, 1, 1L << 40);
+		return true;
+	case 'B':
+		o->baselines = false;
+		return true;
+	case 'F':
+		o->fragment = false;
+		return true;
+	}
+	return false;
 }
 
 static void parse(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
-		{ "node", required_argument, NULL, 'n' },
 		{ "remote-node", required_argument, NULL, 'm' },
-		{ "region", required_argument, NULL, 'r' },
 		{ "accesses", required_argument, NULL, 'a' },
 		{ "no-baselines", no_argument, NULL, 'B' },
 		{ "no-fragment", no_argument, NULL, 'F' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		WL_COMMON_OPTIONS,
 	};
-	int c;
 
-	*o = (struct opts){ .remote = -1, .region = 256 * WL_MiB,
+	*o = (struct opts){ .remote = -1, .co.region = 256 * WL_MiB,
 			    .accesses = 2000000, .baselines = true,
 			    .fragment = true };
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			o->node = wl_parse_long("node", optarg, 0, WL_MAX_NODES - 1);
-			break;
-		case 'm':
-			o->remote = wl_parse_long("remote-node", optarg, 0,
-						  WL_MAX_NODES - 1);
-			break;
-		case 'r':
-			o->region = wl_parse_size(optarg);
-			if (o->region < WL_HPAGE || o->region % WL_HPAGE)
-				wl_fail(2, "--region: '%s' is not a multiple of 2 MiB", optarg);
-			break;
-		case 'a':
-			o->accesses = wl_parse_long("accesses", optarg, 1, 1L << 40);
-			break;
-		case 'B':
-			o->baselines = false;
-			break;
-		case 'F':
-			o->fragment = false;
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		case 'h':
-			usage(stdout, 0);
-		default:
-			usage(stderr, 2);
-		}
-	}
-	if (optind < argc)
-		wl_fail(2, "unexpected argument '%s' (see --help)", argv[optind]);
+	wl_getopt(argc, argv, longopts, help, &o->co, own_option, o);
 }
 
 /*
@@ -152,13 +130,13 @@ static double chase(char *p, size_t size, long accesses)
 /* Map, optionally bind, fault, measure, chase, unmap. */
 static void measure(struct run *r, const struct opts *o, int advice, int bind)
 {
-	char *p = wl_map(o->region, advice);
+	char *p = wl_map(o->co.region, advice);
 
 	if (bind >= 0)
-		wl_mbind_node(p, o->region, MPOL_BIND, bind);
-	wl_fault_region(p, o->region, &r->f);
-	r->ns_per_access = chase(p, o->region, o->accesses);
-	if (munmap(p, o->region))
+		wl_mbind_node(p, o->co.region, MPOL_BIND, bind);
+	wl_fault_region(p, o->co.region, &r->f);
+	r->ns_per_access = chase(p, o->co.region, o->accesses);
+	if (munmap(p, o->co.region))
 		wl_die("munmap");
 }
 
@@ -282,34 +260,34 @@ int main(int argc, char **argv)
 
 	wl_prog = "thp-remote-latency";
 	parse(argc, argv, &o);
-	wl_require_node(o.node);
+	wl_require_node(o.co.node);
 	if (o.remote < 0)
-		o.remote = wl_other_node(o.node);
+		o.remote = wl_other_node(o.co.node);
 	if (o.remote < 0)
 		wl_fail(3, "this machine has one NUMA node with memory: remote "
 			"THP cannot be measured (needs at least 2 nodes)");
 	wl_require_node(o.remote);
-	if (o.remote == o.node)
+	if (o.remote == o.co.node)
 		wl_fail(2, "--remote-node must differ from --node");
-	wl_pin_to_node(o.node);
+	wl_pin_to_node(o.co.node);
 
 	first = o.baselines ? 0 : 3;
 	if (o.baselines) {
-		measure(&runs[0], &o, MADV_NOHUGEPAGE, o.node);
-		measure(&runs[1], &o, MADV_HUGEPAGE, o.node);
+		measure(&runs[0], &o, MADV_NOHUGEPAGE, o.co.node);
+		measure(&runs[1], &o, MADV_HUGEPAGE, o.co.node);
 		measure(&runs[2], &o, MADV_HUGEPAGE, o.remote);
 	}
 	if (o.fragment)
-		fragment(o.node, &fr);
+		fragment(o.co.node, &fr);
 	/* No binding: the kernel (and thpnuma) choose the node. */
 	measure(&runs[3], &o, MADV_HUGEPAGE, -1);
 
-	if (o.json) {
+	if (o.co.json) {
 		struct wl_json j;
 
 		wl_json_begin(&j, stdout);
 		wl_json_context(&j, "thp-remote-latency");
-		wl_json_long(&j, "node", o.node);
+		wl_json_long(&j, "node", o.co.node);
 		wl_json_long(&j, "remote_node", o.remote);
 		wl_json_long(&j, "accesses", o.accesses);
 		wl_json_obj(&j, "fragment");
@@ -325,23 +303,23 @@ int main(int argc, char **argv)
 			wl_json_double(&j, runs[i].name, runs[i].ns_per_access);
 		wl_json_close(&j);
 		for (int i = first; i < 4; i++)
-			json_run(&j, &runs[i], o.node);
+			json_run(&j, &runs[i], o.co.node);
 		wl_json_end(&j);
 		return 0;
 	}
 	printf("thp-remote-latency: local node %d, remote node %d, %zu MiB regions, %ld accesses\n",
-	       o.node, o.remote, o.region >> 20, o.accesses);
+	       o.co.node, o.remote, o.co.region >> 20, o.accesses);
 	if (o.fragment)
 		printf("fragmented node %d: %zu MiB locked in every other 4 KiB page, "
 		       "%ld free 2 MiB blocks taken by THPs%s; MemFree %ld MiB, "
 		       "free 2 MiB blocks %ld -> %ld\n",
-		       o.node, fr.locked_mb, fr.mopped_thps,
+		       o.co.node, fr.locked_mb, fr.mopped_thps,
 		       fr.thp_refused ? " until a local THP fault failed" : "",
 		       fr.free_kb / 1024, fr.free_hpages_before,
 		       fr.free_hpages_after);
 	for (int i = first; i < 4; i++) {
 		printf("%-11s %8.1f ns/access\n", runs[i].name, runs[i].ns_per_access);
-		wl_print_fault(stdout, "  region", &runs[i].f, o.node);
+		wl_print_fault(stdout, "  region", &runs[i].f, o.co.node);
 	}
 	if (o.baselines)
 		printf("remote THP / local base = %.2f, local THP / local base = %.2f, "

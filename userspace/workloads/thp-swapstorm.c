@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -17,17 +16,13 @@
 #define FILL_CHUNK	(4 * WL_MiB)
 
 struct opts {
-	int node;
+	struct wl_common co;
 	const char *fill_level;
 	bool fill_pagecache;
 	const char *fill_dir;
-	size_t region;
-	bool json;
 };
 
-static void __attribute__((noreturn)) usage(FILE *out, int code)
-{
-	fprintf(out,
+static const char help[] =
 "usage: thp-swapstorm [options]\n"
 "Fill a NUMA node, then fault a MADV_HUGEPAGE region from one of its CPUs.\n"
 "  --node N          node to fill and fault from (default 0)\n"
@@ -42,74 +37,53 @@ static void __attribute__((noreturn)) usage(FILE *out, int code)
 "  --json            print one JSON line instead of the summary\n"
 "  --help\n"
 "Reports wall time, fault latency per 2 MiB (p50, p99, max), /proc/vmstat\n"
-"deltas, THP coverage (smaps) and per-node placement (move_pages).\n");
-	exit(code);
+"deltas, THP coverage (smaps) and per-node placement (move_pages).\n";
+
+static bool own_option(int opt, const char *arg, void *ctx)
+{
+	struct opts *o = ctx;
+
+	switch (opt) {
+	case 'l':
+		o->fill_level = arg;
+		return true;
+	case 'k':
+		if (strcmp(arg, "anon") && strcmp(arg, "pagecache"))
+			wl_fail(2, "--fill-kind: '%s' is not anon or pagecache", arg);
+		o->fill_pagecache = !strcmp(arg, "pagecache");
+		return true;
+	case 'd':
+		o->fill_dir = arg;
+		return true;
+	}
+	return false;
 }
 
 static void parse(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
-		{ "node", required_argument, NULL, 'n' },
 		{ "fill-level", required_argument, NULL, 'l' },
 		{ "fill-kind", required_argument, NULL, 'k' },
 		{ "fill-dir", required_argument, NULL, 'd' },
-		{ "region", required_argument, NULL, 'r' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		WL_COMMON_OPTIONS,
 	};
-	int c;
 
 	*o = (struct opts){ .fill_level = "wmark", .fill_dir = ".",
-			    .region = 400 * WL_MiB };
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			o->node = wl_parse_long("node", optarg, 0, WL_MAX_NODES - 1);
-			break;
-		case 'l':
-			o->fill_level = optarg;
-			break;
-		case 'k':
-			if (!strcmp(optarg, "anon"))
-				o->fill_pagecache = false;
-			else if (!strcmp(optarg, "pagecache"))
-				o->fill_pagecache = true;
-			else
-				wl_fail(2, "--fill-kind: '%s' is not anon or pagecache", optarg);
-			break;
-		case 'd':
-			o->fill_dir = optarg;
-			break;
-		case 'r':
-			o->region = wl_parse_size(optarg);
-			if (o->region < WL_HPAGE || o->region % WL_HPAGE)
-				wl_fail(2, "--region: '%s' is not a multiple of 2 MiB", optarg);
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		case 'h':
-			usage(stdout, 0);
-		default:
-			usage(stderr, 2);
-		}
-	}
-	if (optind < argc)
-		wl_fail(2, "unexpected argument '%s' (see --help)", argv[optind]);
+			    .co.region = 400 * WL_MiB };
+	wl_getopt(argc, argv, longopts, help, &o->co, own_option, o);
 }
 
 /* MemFree, in kB, at which the fill stops. */
 static long fill_target_kb(const struct opts *o)
 {
-	long total = wl_node_meminfo_kb(o->node, "MemTotal");
-	long floor = wl_node_wmark_kb(o->node, "min") + 8 * 1024;
+	long total = wl_node_meminfo_kb(o->co.node, "MemTotal");
+	long floor = wl_node_wmark_kb(o->co.node, "min") + 8 * 1024;
 	long target;
 	char *end;
 	double pct;
 
 	if (!strcmp(o->fill_level, "wmark"))
-		return wl_node_wmark_kb(o->node, "low") + 4 * 1024;
+		return wl_node_wmark_kb(o->co.node, "low") + 4 * 1024;
 	pct = strtod(o->fill_level, &end);
 	if (end == o->fill_level || (*end && strcmp(end, "%")) || pct < 0 || pct > 100)
 		wl_fail(2, "--fill-level: '%s' is not 'wmark' or a percentage",
@@ -179,40 +153,40 @@ int main(int argc, char **argv)
 
 	wl_prog = "thp-swapstorm";
 	parse(argc, argv, &o);
-	wl_require_node(o.node);
-	wl_pin_to_node(o.node);
+	wl_require_node(o.co.node);
+	wl_pin_to_node(o.co.node);
 	target_kb = fill_target_kb(&o);
-	free_before = wl_node_meminfo_kb(o.node, "MemFree");
+	free_before = wl_node_meminfo_kb(o.co.node, "MemFree");
 	if (target_kb >= 0)
 		filled = o.fill_pagecache ?
-			fill_pagecache(o.node, target_kb, o.fill_dir) :
-			fill_anon(o.node, target_kb);
-	free_filled = wl_node_meminfo_kb(o.node, "MemFree");
+			fill_pagecache(o.co.node, target_kb, o.fill_dir) :
+			fill_anon(o.co.node, target_kb);
+	free_filled = wl_node_meminfo_kb(o.co.node, "MemFree");
 
-	region = wl_map(o.region, MADV_HUGEPAGE);
-	wl_fault_region(region, o.region, &f);
+	region = wl_map(o.co.region, MADV_HUGEPAGE);
+	wl_fault_region(region, o.co.region, &f);
 
-	if (o.json) {
+	if (o.co.json) {
 		struct wl_json j;
 
 		wl_json_begin(&j, stdout);
 		wl_json_context(&j, "thp-swapstorm");
-		wl_json_long(&j, "node", o.node);
+		wl_json_long(&j, "node", o.co.node);
 		wl_json_str(&j, "fill_kind", o.fill_pagecache ? "pagecache" : "anon");
 		wl_json_str(&j, "fill_level", o.fill_level);
 		wl_json_long(&j, "fill_mb", filled >> 20);
 		wl_json_long(&j, "node_free_kb_before", free_before);
 		wl_json_long(&j, "node_free_kb_filled", free_filled);
 		wl_json_long(&j, "node_free_kb_after",
-			     wl_node_meminfo_kb(o.node, "MemFree"));
-		wl_json_fault(&j, "fault", &f, o.node);
+			     wl_node_meminfo_kb(o.co.node, "MemFree"));
+		wl_json_fault(&j, "fault", &f, o.co.node);
 		wl_json_end(&j);
 	} else {
 		printf("thp-swapstorm: node %d, fill %s %s: %zu MiB "
-		       "(MemFree %ld -> %ld MiB)\n", o.node,
+		       "(MemFree %ld -> %ld MiB)\n", o.co.node,
 		       o.fill_pagecache ? "pagecache" : "anon", o.fill_level,
 		       filled >> 20, free_before / 1024, free_filled / 1024);
-		wl_print_fault(stdout, "region", &f, o.node);
+		wl_print_fault(stdout, "region", &f, o.co.node);
 	}
 	return 0;
 }

@@ -90,6 +90,40 @@ double wl_now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+void wl_getopt(int argc, char **argv, const struct option *longopts,
+	       const char *help, struct wl_common *co,
+	       bool (*own)(int opt, const char *arg, void *ctx), void *ctx)
+{
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			co->node = wl_parse_long("node", optarg, 0, WL_MAX_NODES - 1);
+			break;
+		case 'r':
+			co->region = wl_parse_size(optarg);
+			if (co->region < WL_HPAGE || co->region % WL_HPAGE)
+				wl_fail(2, "--region: '%s' is not a multiple of 2 MiB",
+					optarg);
+			break;
+		case 'j':
+			co->json = true;
+			break;
+		case 'h':
+			fputs(help, stdout);
+			exit(0);
+		default:
+			if (c == '?' || !own || !own(c, optarg, ctx)) {
+				fputs(help, stderr);
+				exit(2);
+			}
+		}
+	}
+	if (optind < argc)
+		wl_fail(2, "unexpected argument '%s' (see --help)", argv[optind]);
+}
+
 static int read_text(const char *path, char *buf, size_t size)
 {
 	FILE *f = fopen(path, "r");

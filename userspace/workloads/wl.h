@@ -8,6 +8,7 @@
 #define THPNUMA_WL_H
 
 #define _GNU_SOURCE
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -37,6 +38,27 @@ extern const char *wl_prog;
 size_t wl_parse_size(const char *s);
 long wl_parse_long(const char *opt, const char *s, long min, long max);
 double wl_now(void);	/* CLOCK_MONOTONIC seconds */
+
+/* Options every workload takes: --node, --region, --json, --help. */
+struct wl_common {
+	int node;
+	size_t region;
+	bool json;
+};
+#define WL_COMMON_OPTIONS \
+	{ "node", required_argument, NULL, 'n' }, \
+	{ "region", required_argument, NULL, 'r' }, \
+	{ "json", no_argument, NULL, 'j' }, \
+	{ "help", no_argument, NULL, 'h' }, \
+	{ NULL, 0, NULL, 0 }
+/*
+ * getopt_long over @longopts, which end with WL_COMMON_OPTIONS; @own
+ * takes the program's other options and returns false for unknown ones.
+ * --help prints @help and exits 0; a bad option prints it and exits 2.
+ */
+void wl_getopt(int argc, char **argv, const struct option *longopts,
+	       const char *help, struct wl_common *co,
+	       bool (*own)(int opt, const char *arg, void *ctx), void *ctx);
 
 /* Nodes and their memory. */
 int wl_nr_nodes(void);			/* highest online node + 1 */
