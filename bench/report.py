@@ -73,6 +73,24 @@ def table(doc):
     return lines
 
 
+def summary(docs, defrag="madvise"):
+    """Compact table for the README: the chart's numbers, both kernels."""
+    lines = ["| scenario | module | kernel | swap-outs | THP coverage | local | compaction stalls | p99 fault (ms) |",
+             "|---|---|---|--:|--:|--:|--:|--:|"]
+    for scenario in SCENARIOS:
+        for state in STATES:
+            for doc in docs:
+                c = find(doc, state, defrag, scenario)
+                if not c:
+                    continue
+                f = fault(c)
+                lines.append("| %s | %s | %s | %d | %s%% | %s%% | %d | %s |" % (
+                    scenario, state, doc["kernel"].split("-")[0].split("+")[0],
+                    f["vmstat"]["pswpout"], fmt(f["thp_pct"]), fmt(f["local_pct"]),
+                    f["vmstat"]["compact_stall"], fmt(f["fault_p99_us"] / 1e3, 1)))
+    return lines
+
+
 def baselines(doc):
     c = find(doc, "absent", "madvise", "baselines")
     if not c:
@@ -88,26 +106,29 @@ def baselines(doc):
     return lines
 
 
+OVERHEAD_TITLE = {"best_pass_per_sec": "fastest pass", "per_sec": "whole run"}
+
+
 def overhead_lines(docs):
-    lines = ["| kernel | faults | absent, median /s (min-max) | kernel policy, median /s (min-max) "
-             "| ratio of medians | per-round ratio median (min-max) | rounds |",
-             "|---|---|--:|--:|--:|--:|--:|"]
+    lines = ["| kernel | faults | rate | absent, median /s (min-max) | `kernel` policy, median /s (min-max) "
+             "| ratio of medians | per-round ratio, median (min-max) | rounds |",
+             "|---|---|---|--:|--:|--:|--:|--:|"]
     for doc in docs:
         for kind, title in (("thp", "THP"), ("base", "base page")):
-            o = doc.get("overhead", {}).get(kind)
-            if not o:
-                continue
-            a, k, r = o["absent_per_sec"], o["kernel_per_sec"], o["per_round_ratio"]
-            lines.append("| %s | %s | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | %.4f | %.4f (%.4f-%.4f) | %d |" % (
-                doc["kernel"], title, a["median"], a["min"], a["max"],
-                k["median"], k["min"], k["max"], o["ratio_of_medians"],
-                r["median"], r["min"], r["max"], r["n"]))
+            for metric, o in sorted(doc.get("overhead", {}).get(kind, {}).items()):
+                a, k, r = o["absent"], o["kernel"], o["per_round_ratio"]
+                lines.append("| %s | %s | %s | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | %.3f | %.3f (%.3f-%.3f) | %d |" % (
+                    doc["kernel"], title, OVERHEAD_TITLE.get(metric, metric),
+                    a["median"], a["min"], a["max"], k["median"], k["min"], k["max"],
+                    o["ratio_of_medians"], r["median"], r["min"], r["max"], r["n"]))
     return lines
 
 
-def write_md(docs, path, wall, command):
+def write_md(docs, path):
     out = ["# thpnuma policy benchmark", "",
-           "Produced by `make bench` (`python3 bench/run.py %s`), %.0f s wall for all kernels." % (command, wall),
+           "Produced by `make bench` (`%s`), %d s wall for all kernels."
+           % (docs[0].get("bench_command", "python3 bench/run.py"),
+              docs[0].get("bench_wall_s", 0)),
            "Emulated NUMA (QEMU TCG, 2 nodes): counts, placements and ratios are comparable; "
            "absolute latencies and remote-access penalties are not.", ""]
     for doc in docs:
@@ -190,8 +211,10 @@ def chart(docs, path):
         f.write("\n".join(s) + "\n")
 
 
-def write(docs, out_dir, wall, command):
-    write_md(docs, os.path.join(out_dir, "results.md"), wall, command)
+def write(docs, out_dir):
+    write_md(docs, os.path.join(out_dir, "results.md"))
+    with open(os.path.join(out_dir, "summary.md"), "w") as f:
+        f.write("\n".join(summary(docs) + [""] + overhead_lines(docs)) + "\n")
     chart(docs, os.path.join(out_dir, "chart.svg"))
 
 
@@ -200,8 +223,7 @@ def main():
     if not docs:
         sys.exit("usage: report.py RESULTS.json...")
     out_dir = os.path.dirname(os.path.abspath(sys.argv[1]))
-    write(docs, out_dir, sum(d["boot_wall_s"] for d in docs), "--kernels " +
-          " ".join(d["kernel"] for d in docs))
+    write(docs, out_dir)
 
 
 if __name__ == "__main__":

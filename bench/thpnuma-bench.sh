@@ -102,7 +102,7 @@ while [ "$r" -le "$ROUNDS" ]; do
 	for state in $order; do
 		if enter_state "$state"; then
 			run_cell overhead "state=$state" "round=$r" -- \
-				thp-fault-bench --node 0 --region 32M --seconds "$AB_SECONDS"
+				thp-fault-bench --node 0 --region 8M --seconds "$AB_SECONDS"
 		else
 			not_ok "module state $state for round $r"
 		fi

@@ -470,6 +470,16 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+void wl_sort(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+}
+
+double wl_quantile(const double *sorted, size_t n, double q)
+{
+	return n ? sorted[(size_t)((n - 1) * q)] : 0;
+}
+
 void wl_measure_region(char *p, size_t size, struct wl_fault *f)
 {
 	enum { BATCH = 4096 };
@@ -523,10 +533,10 @@ void wl_fault_region(char *p, size_t size, struct wl_fault *f)
 	f->wall_s = wl_now() - t0;
 	wl_vmstat_read(&b);
 	wl_vmstat_delta(&f->vm, &a, &b);
-	qsort(lat, chunks, sizeof(*lat), cmp_double);
-	f->p50_us = chunks ? lat[(chunks - 1) / 2] : 0;
-	f->p99_us = chunks ? lat[(size_t)((chunks - 1) * 0.99)] : 0;
-	f->max_us = chunks ? lat[chunks - 1] : 0;
+	wl_sort(lat, chunks);
+	f->p50_us = wl_quantile(lat, chunks, 0.5);
+	f->p99_us = wl_quantile(lat, chunks, 0.99);
+	f->max_us = wl_quantile(lat, chunks, 1);
 	free(lat);
 	wl_measure_region(p, size, f);
 }

@@ -38,6 +38,9 @@ extern const char *wl_prog;
 size_t wl_parse_size(const char *s);
 long wl_parse_long(const char *opt, const char *s, long min, long max);
 double wl_now(void);	/* CLOCK_MONOTONIC seconds */
+void wl_sort(double *v, size_t n);
+/* Nearest-rank quantile of sorted @v, @q from 0 to 1. */
+double wl_quantile(const double *sorted, size_t n, double q);
 
 /* Options every workload takes: --node, --region, --json, --help. */
 struct wl_common {
