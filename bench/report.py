@@ -5,6 +5,7 @@ Run by bench/run.py; also by hand to redraw:
     python3 bench/report.py bench/results/*.json
 """
 import json
+import math
 import os
 import sys
 from xml.sax.saxutils import escape
@@ -28,14 +29,16 @@ def fault(cell):
     return res.get("fault") or res.get("fragmented")
 
 
-# (title, unit, function of a cell)
+# (title, unit, function of a cell, log scale)
 METRICS = [
-    ("swap-outs", "pages", lambda c: fault(c)["vmstat"]["pswpout"]),
-    ("THP coverage", "%", lambda c: fault(c)["thp_pct"]),
-    ("local", "% of pages", lambda c: fault(c)["local_pct"]),
-    ("compaction stalls", "", lambda c: fault(c)["vmstat"]["compact_stall"]),
-    ("p99 fault latency", "ms per 2 MiB", lambda c: fault(c)["fault_p99_us"] / 1e3),
+    ("swap-outs", "pages", lambda c: fault(c)["vmstat"]["pswpout"], False),
+    ("THP coverage", "%", lambda c: fault(c)["thp_pct"], False),
+    ("local", "% of pages", lambda c: fault(c)["local_pct"], False),
+    ("compaction stalls", "", lambda c: fault(c)["vmstat"]["compact_stall"], False),
+    # Host preemption of the emulator makes outliers of seconds: log scale.
+    ("p99 fault latency", "ms per 2 MiB, log", lambda c: fault(c)["fault_p99_us"] / 1e3, True),
 ]
+LOG_FLOOR = 1.0     # ms: the bottom of a log-scale panel
 
 
 def find(doc, state, defrag, scenario):
@@ -111,16 +114,17 @@ OVERHEAD_TITLE = {"best_pass_per_sec": "fastest pass", "per_sec": "whole run"}
 
 def overhead_lines(docs):
     lines = ["| kernel | faults | rate | absent, median /s (min-max) | `kernel` policy, median /s (min-max) "
-             "| ratio of medians | per-round ratio, median (min-max) | rounds |",
-             "|---|---|---|--:|--:|--:|--:|--:|"]
+             "| ratio of medians | ratio of best rounds | per-round ratio, median (min-max) | rounds |",
+             "|---|---|---|--:|--:|--:|--:|--:|--:|"]
     for doc in docs:
         for kind, title in (("thp", "THP"), ("base", "base page")):
             for metric, o in sorted(doc.get("overhead", {}).get(kind, {}).items()):
                 a, k, r = o["absent"], o["kernel"], o["per_round_ratio"]
-                lines.append("| %s | %s | %s | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | %.3f | %.3f (%.3f-%.3f) | %d |" % (
+                lines.append("| %s | %s | %s | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | %.3f | %.3f | %.3f (%.3f-%.3f) | %d |" % (
                     doc["kernel"], title, OVERHEAD_TITLE.get(metric, metric),
                     a["median"], a["min"], a["max"], k["median"], k["min"], k["max"],
-                    o["ratio_of_medians"], r["median"], r["min"], r["max"], r["n"]))
+                    o["ratio_of_medians"], k["max"] / a["max"],
+                    r["median"], r["min"], r["max"], r["n"]))
     return lines
 
 
@@ -168,7 +172,7 @@ def chart(docs, path):
         y0 = mt + r * (ph + gap_y) + 20
         s.append('<text x="%d" y="%d" font-size="13" font-weight="bold">%s</text>'
                  % (ml, y0 - 8, escape(SCENARIO_TITLE[scenario])))
-        for c, (title, unit, get) in enumerate(METRICS):
+        for c, (title, unit, get, log) in enumerate(METRICS):
             x0 = ml + c * (pw + gap_x)
             values = []
             for doc in docs:
@@ -179,13 +183,15 @@ def chart(docs, path):
                 top = 100
             top = top or 1
             s.append('<text x="%d" y="%d" font-weight="bold">%s</text>' % (x0, y0 + 8, escape(title)))
-            s.append('<text x="%d" y="%d" fill="#555">%s</text>' % (x0 + pw, y0 + 8, ""))
             base = y0 + 14 + ph
             s.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>' % (x0, base, x0 + pw, base))
             s.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>' % (x0, y0 + 14, x0, base))
+            if log:
+                top = 10 ** math.ceil(math.log10(max(top, LOG_FLOOR * 10)))
             label = ("%.0f" % top) if top >= 10 else ("%.2g" % top)
             s.append('<text x="%d" y="%d" text-anchor="end">%s</text>' % (x0 - 3, y0 + 22, label))
-            s.append('<text x="%d" y="%d" text-anchor="end">0</text>' % (x0 - 3, base))
+            s.append('<text x="%d" y="%d" text-anchor="end">%s</text>'
+                     % (x0 - 3, base, "%g" % LOG_FLOOR if log else "0"))
             if unit:
                 s.append('<text x="%d" y="%d" fill="#555" text-anchor="end">%s</text>'
                          % (x0 + pw, y0 + 8, escape(unit)))
@@ -197,7 +203,10 @@ def chart(docs, path):
                     v = vs[k]
                     if v is None:
                         continue
-                    h = ph * v / top
+                    if log:
+                        h = ph * math.log10(max(v, LOG_FLOOR) / LOG_FLOOR) / math.log10(top / LOG_FLOOR)
+                    else:
+                        h = ph * v / top
                     s.append('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s">'
                              '<title>%s %s %s: %.4g</title></rect>'
                              % (gx + d * bar, base - h, bar, max(h, 0.5), COLOURS[d % 4],
@@ -215,7 +224,8 @@ def write(docs, out_dir):
     write_md(docs, os.path.join(out_dir, "results.md"))
     with open(os.path.join(out_dir, "summary.md"), "w") as f:
         f.write("\n".join(summary(docs) + [""] + overhead_lines(docs)) + "\n")
-    chart(docs, os.path.join(out_dir, "chart.svg"))
+    if any(d["cells"] for d in docs):
+        chart(docs, os.path.join(out_dir, "chart.svg"))
 
 
 def main():
