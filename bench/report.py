@@ -130,7 +130,7 @@ def overhead_lines(docs):
 
 def write_md(docs, path):
     out = ["# thpnuma policy benchmark", "",
-           "Produced by `make bench` (`%s`), %d s wall for all kernels."
+           "Produced by `%s`, %d s wall for all kernels."
            % (docs[0].get("bench_command", "python3 bench/run.py"),
               docs[0].get("bench_wall_s", 0)),
            "Emulated NUMA (QEMU TCG, 2 nodes): counts, placements and ratios are comparable; "

@@ -136,7 +136,7 @@ def main():
                     print(r.line(), flush=True)
             passed = sum(r.status == "PASS" for r in results)
             bad = [r for r in results if r.status == "FAIL"]
-            failed |= bool(bad) or not doc["cells"]
+            failed |= bool(bad) or not (doc["cells"] or doc["overhead_rounds"])
             print("bench: %s: %d cells, %d steps passed, %d failed, %.0f s"
                   % (kver, len(doc["cells"]), passed, len(bad), doc["boot_wall_s"]),
                   flush=True)

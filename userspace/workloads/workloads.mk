@@ -26,3 +26,11 @@ guest-workloads: workloads
 bench: deps
 	$(MAKE) -f $(TOP)/Makefile initramfs
 	python3 $(TOP)/bench/run.py --kernels $(SUPPORTED_KERNELS)
+
+# The hook-overhead A/B alone, one kernel at a time (quieter), 21 rounds.
+.PHONY: bench-overhead
+bench-overhead: deps
+	$(MAKE) -f $(TOP)/Makefile initramfs
+	python3 $(TOP)/bench/run.py --kernels $(SUPPORTED_KERNELS) --jobs 1 \
+		--out $(TOP)/bench/results/overhead --set BENCH_MATRIX=0 \
+		--set BENCH_BASELINES= --set BENCH_ROUNDS=21
