@@ -262,7 +262,8 @@ static bool zone_serves_user_pages(int node, const char *zone)
 		}
 		if (!in_zone)
 			continue;
-		sscanf(line, " managed %ld", &managed);
+		if (sscanf(line, " managed %ld", &managed) == 1)
+			continue;
 		p = strstr(line, "protection: (");
 		if (p) {
 			/* The last entry: the reserve against the highest zone. */
