@@ -16,6 +16,8 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# No __pycache__ left in tests/vm/ by importing the harness.
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "vm"))
 import harness  # noqa: E402
 import report  # noqa: E402
