@@ -35,6 +35,7 @@ $(patsubst %,$(BUILD)/%/thpnuma.ko,$(SUPPORTED_KERNELS)): $(BUILD)/%/thpnuma.ko:
 
 include $(TOP)/userspace/userspace.mk
 include $(TOP)/tests/tests.mk
+include $(TOP)/userspace/workloads/workloads.mk
 
 install: module userspace
 	install -D -m 0644 $(TOP)/module/thpnuma.ko $(DESTDIR)/lib/modules/$(KVER)/extra/thpnuma.ko

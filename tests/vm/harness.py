@@ -116,14 +116,20 @@ def qemu_command(kver, topo, initrd, console_log, results_log, node_mb):
     return cmd
 
 
-def make_initrd(kver, tests, zram, workdir):
-    """The kernel's base initramfs plus a small archive with /run.conf."""
+def make_initrd(kver, tests, zram, workdir, extra_conf=None):
+    """The kernel's base initramfs plus a small archive with /run.conf.
+
+    extra_conf: more NAME=value lines for /run.conf, which guest scripts
+    may source (the benchmark's settings).
+    """
     base = os.path.join(BUILD, kver, "initramfs.cpio")
     conf_dir = os.path.join(workdir, "conf")
     os.makedirs(conf_dir, exist_ok=True)
     with open(os.path.join(conf_dir, "run.conf"), "w") as f:
         f.write('TESTS="%s"\n' % " ".join("%s:%d" % (n, l) for n, l in tests))
         f.write("ZRAM=%s\n" % ("1" if zram else ""))
+        for name, value in sorted((extra_conf or {}).items()):
+            f.write('%s="%s"\n' % (name, value))
     run_cpio = os.path.join(workdir, "run.cpio")
     with open(run_cpio, "wb") as out:
         subprocess.run(["cpio", "-o", "-H", "newc", "--quiet"], cwd=conf_dir,
@@ -213,12 +219,13 @@ def parse(kver, topo, tests, results_text, console_text):
     return out, dmesg
 
 
-def run_boot(kver, topo, tests, zram, keep_dir, node_mb=None, timeout=None, stream=False):
+def run_boot(kver, topo, tests, zram, keep_dir, node_mb=None, timeout=None, stream=False,
+             extra_conf=None):
     """Boot once and return (results, results_text, dmesg)."""
     tag = "%s-%s-%s" % (kver, topo, tests[0][0] if len(tests) == 1 else "suite")
     workdir = os.path.join(keep_dir, tag)
     os.makedirs(workdir, exist_ok=True)
-    initrd = make_initrd(kver, tests, zram, workdir)
+    initrd = make_initrd(kver, tests, zram, workdir, extra_conf)
     console_log = os.path.join(workdir, "console.log")
     results_log = os.path.join(workdir, "results.log")
     for p in (console_log, results_log):

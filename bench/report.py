@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""Markdown table and SVG chart from bench/results/<kernel>.json.
+
+Run by bench/run.py; also by hand to redraw:
+    python3 bench/report.py bench/results/*.json
+"""
+import json
+import math
+import os
+import sys
+from xml.sax.saxutils import escape
+
+STATES = ["absent", "kernel", "strict-local", "local-then-remote",
+          "local-then-remote+zr7"]
+SHORT = {"absent": "absent", "kernel": "kernel", "strict-local": "strict",
+         "local-then-remote": "l-t-r", "local-then-remote+zr7": "l-t-r zr7"}
+SCENARIOS = ["storm", "fragmented", "free"]
+SCENARIO_TITLE = {
+    "storm": "swap storm (node 0 filled to its low watermark)",
+    "fragmented": "fragmented node 0 (no free 2 MiB block)",
+    "free": "free node",
+}
+COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"]
+
+
+def fault(cell):
+    """The measured fault of a cell, whichever workload produced it."""
+    res = cell["result"]
+    return res.get("fault") or res.get("fragmented")
+
+
+# (title, unit, function of a cell, log scale)
+METRICS = [
+    ("swap-outs", "pages", lambda c: fault(c)["vmstat"]["pswpout"], False),
+    ("THP coverage", "%", lambda c: fault(c)["thp_pct"], False),
+    ("local", "% of pages", lambda c: fault(c)["local_pct"], False),
+    ("compaction stalls", "", lambda c: fault(c)["vmstat"]["compact_stall"], False),
+    # Host preemption of the emulator makes outliers of seconds: log scale.
+    ("p99 fault latency", "ms per 2 MiB, log", lambda c: fault(c)["fault_p99_us"] / 1e3, True),
+]
+LOG_FLOOR = 1.0     # ms: the bottom of a log-scale panel
+
+
+def find(doc, state, defrag, scenario):
+    for c in doc["cells"]:
+        if (c.get("state"), c.get("defrag"), c.get("scenario")) == (state, defrag, scenario):
+            return c
+    return None
+
+
+def fmt(v, digits=0):
+    return ("%%.%df" % digits) % v
+
+
+def table(doc):
+    lines = [
+        "| scenario | module | defrag | swap-outs | swap-ins | compaction stalls | direct scans "
+        "| THP faults / fallbacks | THP coverage | local | fault p50 / p99 / max (ms) | wall (ms) |",
+        "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+    ]
+    for scenario in SCENARIOS:
+        for state in STATES:
+            for defrag in ("madvise", "always"):
+                c = find(doc, state, defrag, scenario)
+                if not c:
+                    continue
+                f = fault(c)
+                vm = f["vmstat"]
+                lines.append("| %s | %s | %s | %d | %d | %d | %d | %d / %d | %s%% | %s%% | %s / %s / %s | %s |" % (
+                    scenario, state, defrag, vm["pswpout"], vm["pswpin"],
+                    vm["compact_stall"], vm["pgscan_direct"],
+                    vm["thp_fault_alloc"], vm["thp_fault_fallback"],
+                    fmt(f["thp_pct"]), fmt(f["local_pct"]),
+                    fmt(f["fault_p50_us"] / 1e3, 1), fmt(f["fault_p99_us"] / 1e3, 1),
+                    fmt(f["fault_max_us"] / 1e3, 1), fmt(f["wall_ms"])))
+    return lines
+
+
+def summary(docs, defrag="madvise"):
+    """Compact table for the README: the chart's numbers, both kernels."""
+    lines = ["| scenario | module | kernel | swap-outs | THP coverage | local | compaction stalls | p99 fault (ms) |",
+             "|---|---|---|--:|--:|--:|--:|--:|"]
+    for scenario in SCENARIOS:
+        for state in STATES:
+            for doc in docs:
+                c = find(doc, state, defrag, scenario)
+                if not c:
+                    continue
+                f = fault(c)
+                lines.append("| %s | %s | %s | %d | %s%% | %s%% | %d | %s |" % (
+                    scenario, state, doc["kernel"].split("-")[0].split("+")[0],
+                    f["vmstat"]["pswpout"], fmt(f["thp_pct"]), fmt(f["local_pct"]),
+                    f["vmstat"]["compact_stall"], fmt(f["fault_p99_us"] / 1e3, 1)))
+    return lines
+
+
+def baselines(doc):
+    c = find(doc, "absent", "madvise", "baselines")
+    if not c:
+        return []
+    res = c["result"]
+    ns = res["ns_per_access"]
+    lines = ["| region | ns per access | THP coverage | local |", "|---|--:|--:|--:|"]
+    for name in ("local_base", "local_thp", "remote_thp", "fragmented"):
+        if name in res:
+            lines.append("| %s | %s | %s%% | %s%% |" % (
+                name, fmt(ns[name], 1), fmt(res[name]["thp_pct"]),
+                fmt(res[name]["local_pct"])))
+    return lines
+
+
+OVERHEAD_TITLE = {"best_pass_per_sec": "fastest pass", "per_sec": "whole run"}
+
+
+def overhead_lines(docs):
+    lines = ["| kernel | faults | rate | absent, median /s (min-max) | `kernel` policy, median /s (min-max) "
+             "| ratio of medians | ratio of best rounds | per-round ratio, median (min-max) | rounds |",
+             "|---|---|---|--:|--:|--:|--:|--:|--:|"]
+    for doc in docs:
+        for kind, title in (("thp", "THP"), ("base", "base page")):
+            for metric, o in sorted(doc.get("overhead", {}).get(kind, {}).items()):
+                a, k, r = o["absent"], o["kernel"], o["per_round_ratio"]
+                lines.append("| %s | %s | %s | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | %.3f | %.3f | %.3f (%.3f-%.3f) | %d |" % (
+                    doc["kernel"], title, OVERHEAD_TITLE.get(metric, metric),
+                    a["median"], a["min"], a["max"], k["median"], k["min"], k["max"],
+                    o["ratio_of_medians"], k["max"] / a["max"],
+                    r["median"], r["min"], r["max"], r["n"]))
+    return lines
+
+
+def write_md(docs, path):
+    out = ["# thpnuma policy benchmark", "",
+           "Produced by `%s`, %d s wall for all kernels."
+           % (docs[0].get("bench_command", "python3 bench/run.py"),
+              docs[0].get("bench_wall_s", 0)),
+           "Emulated NUMA (QEMU TCG, 2 nodes): counts, placements and ratios are comparable; "
+           "absolute latencies and remote-access penalties are not.", ""]
+    for doc in docs:
+        out += ["## %s" % doc["kernel"], "",
+                "%s; guest boot %.0f s; guest settings %s." % (
+                    doc["topology"], doc["boot_wall_s"],
+                    ", ".join("%s=%s" % kv for kv in sorted(doc["guest_settings"].items())) or "defaults"),
+                ""]
+        if doc["harness_failures"]:
+            out += ["Harness failures: " + "; ".join(doc["harness_failures"]), ""]
+        out += table(doc) + [""]
+        b = baselines(doc)
+        if b:
+            out += ["Latency baselines (module absent, same boot):", ""] + b + [""]
+    out += ["## Hook overhead (thp-fault-bench, module absent vs `kernel` policy, interleaved in one boot)", ""]
+    out += overhead_lines(docs) + [""]
+    with open(path, "w") as f:
+        f.write("\n".join(out))
+
+
+def chart(docs, path):
+    pw, ph = 210, 150          # panel plot area
+    ml, mt, gap_x, gap_y = 60, 60, 40, 95
+    cols, rows = len(METRICS), len(SCENARIOS)
+    width = ml + cols * (pw + gap_x)
+    height = mt + rows * (ph + gap_y) + 10
+    s = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+         'font-family="sans-serif" font-size="11">' % (width, height),
+         '<rect width="100%" height="100%" fill="white"/>',
+         '<text x="%d" y="18" font-size="15" font-weight="bold">thpnuma: THP fault '
+         'outcome per policy (defrag=madvise; emulated 2-node NUMA, QEMU TCG)</text>' % ml]
+    for i, doc in enumerate(docs):
+        x = ml + i * 260
+        s.append('<rect x="%d" y="30" width="12" height="12" fill="%s"/>' % (x, COLOURS[i % 4]))
+        s.append('<text x="%d" y="40">%s</text>' % (x + 16, escape(doc["kernel"])))
+    for r, scenario in enumerate(SCENARIOS):
+        y0 = mt + r * (ph + gap_y) + 20
+        s.append('<text x="%d" y="%d" font-size="13" font-weight="bold">%s</text>'
+                 % (ml, y0 - 8, escape(SCENARIO_TITLE[scenario])))
+        for c, (title, unit, get, log) in enumerate(METRICS):
+            x0 = ml + c * (pw + gap_x)
+            values = []
+            for doc in docs:
+                values.append([get(cell) if cell else None for cell in
+                               (find(doc, st, "madvise", scenario) for st in STATES)])
+            top = max([v for vs in values for v in vs if v is not None] + [0])
+            if title in ("THP coverage", "local"):
+                top = 100
+            top = top or 1
+            s.append('<text x="%d" y="%d" font-weight="bold">%s</text>' % (x0, y0 + 8, escape(title)))
+            base = y0 + 14 + ph
+            s.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>' % (x0, base, x0 + pw, base))
+            s.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>' % (x0, y0 + 14, x0, base))
+            if log:
+                top = 10 ** math.ceil(math.log10(max(top, LOG_FLOOR * 10)))
+            label = ("%.0f" % top) if top >= 10 else ("%.2g" % top)
+            s.append('<text x="%d" y="%d" text-anchor="end">%s</text>' % (x0 - 3, y0 + 22, label))
+            s.append('<text x="%d" y="%d" text-anchor="end">%s</text>'
+                     % (x0 - 3, base, "%g" % LOG_FLOOR if log else "0"))
+            if unit:
+                s.append('<text x="%d" y="%d" fill="#555" text-anchor="end">%s</text>'
+                         % (x0 + pw, y0 + 8, escape(unit)))
+            group = pw / len(STATES)
+            bar = (group - 8) / max(1, len(docs))
+            for k, st in enumerate(STATES):
+                gx = x0 + k * group + 4
+                for d, vs in enumerate(values):
+                    v = vs[k]
+                    if v is None:
+                        continue
+                    if log:
+                        h = ph * math.log10(max(v, LOG_FLOOR) / LOG_FLOOR) / math.log10(top / LOG_FLOOR)
+                    else:
+                        h = ph * v / top
+                    s.append('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s">'
+                             '<title>%s %s %s: %.4g</title></rect>'
+                             % (gx + d * bar, base - h, bar, max(h, 0.5), COLOURS[d % 4],
+                                escape(docs[d]["kernel"]), st, title, v))
+                tx, ty = gx + group / 2 - 4, base + 8
+                s.append('<text x="%.1f" y="%.1f" text-anchor="end" '
+                         'transform="rotate(-40 %.1f %.1f)">%s</text>'
+                         % (tx, ty, tx, ty, escape(SHORT[st])))
+    s.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(s) + "\n")
+
+
+def write(docs, out_dir):
+    write_md(docs, os.path.join(out_dir, "results.md"))
+    with open(os.path.join(out_dir, "summary.md"), "w") as f:
+        f.write("\n".join(summary(docs) + [""] + overhead_lines(docs)) + "\n")
+    if any(d["cells"] for d in docs):
+        chart(docs, os.path.join(out_dir, "chart.svg"))
+
+
+def main():
+    docs = [json.load(open(p)) for p in sys.argv[1:]]
+    if not docs:
+        sys.exit("usage: report.py RESULTS.json...")
+    out_dir = os.path.dirname(os.path.abspath(sys.argv[1]))
+    write(docs, out_dir)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,114 @@
+#!/bin/sh
+# make bench, in the guest: every module state x THP defrag x scenario, then
+# the hook-overhead A/B. Each result is one line "BENCH key=value... {json}"
+# that bench/run.py collects; each step is also a TAP line for the harness.
+. /tests/lib.sh
+[ -f /run.conf ] && . /run.conf
+T=/sys/kernel/mm/transparent_hugepage
+STATES=${BENCH_STATES:-"absent kernel strict-local local-then-remote local-then-remote+zr7"}
+DEFRAGS=${BENCH_DEFRAGS:-"madvise always"}
+SCENARIOS=${BENCH_SCENARIOS:-"storm fragmented free"}
+STORM_REGION=${BENCH_STORM_REGION:-400M}
+FRAG_REGION=${BENCH_FRAG_REGION:-128M}
+FREE_REGION=${BENCH_FREE_REGION:-128M}
+ACCESSES=${BENCH_ACCESSES:-200000}
+ROUNDS=${BENCH_ROUNDS:-15}
+AB_SECONDS=${BENCH_AB_SECONDS:-2}
+
+# Module parameters of each state; "absent" means not loaded.
+state_params() {
+	case $1 in
+	kernel) echo "policy=kernel" ;;
+	strict-local) echo "policy=strict-local" ;;
+	local-then-remote) echo "policy=local-then-remote zone_reclaim=0" ;;
+	local-then-remote+zr7) echo "policy=local-then-remote zone_reclaim=7" ;;
+	esac
+}
+
+enter_state() {
+	[ -e /sys/module/thpnuma ] && rmmod thpnuma
+	[ "$1" = absent ] && return 0
+	# shellcheck disable=SC2046
+	thpnuma_load $(state_params "$1")
+}
+
+# The same starting point for every cell: no page cache, memory compacted.
+settle() {
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	echo 1 > /proc/sys/vm/compact_memory
+}
+
+scenario_cmd() {
+	case $1 in
+	storm) echo "thp-swapstorm --node 0 --fill-level wmark --fill-kind anon --region $STORM_REGION" ;;
+	storm-pagecache) echo "thp-swapstorm --node 0 --fill-level wmark --fill-kind pagecache --fill-dir /tmp --region $STORM_REGION" ;;
+	fragmented) echo "thp-remote-latency --node 0 --no-baselines --region $FRAG_REGION --accesses $ACCESSES" ;;
+	free) echo "thp-swapstorm --node 0 --fill-level 0 --region $FREE_REGION" ;;
+	baselines) echo "thp-remote-latency --node 0 --region $FRAG_REGION --accesses $ACCESSES" ;;
+	esac
+}
+
+# run_cell TAG... -- CMD...: one workload run, its JSON line tagged.
+run_cell() {
+	tags=
+	while [ "$1" != -- ]; do tags="$tags $1"; shift; done
+	shift
+	settle
+	t0=$(date +%s)
+	if json=$("$@" --json); then
+		echo "BENCH$tags secs=$(($(date +%s) - t0)) $json"
+		ok "cell$tags"
+	else
+		not_ok "cell$tags (exit $?)"
+	fi
+}
+
+echo madvise > $T/enabled
+# Nothing collapses or compacts behind the workloads' backs.
+echo 3600000 > $T/khugepaged/scan_sleep_millisecs
+echo 0 > /proc/sys/vm/compaction_proactiveness
+grep -q zram /proc/swaps || diag "no zram swap: swap-outs cannot happen"
+
+[ "${BENCH_MATRIX:-1}" = 0 ] && STATES=
+for state in $STATES; do
+	if ! enter_state "$state"; then
+		not_ok "module state $state"
+		continue
+	fi
+	for defrag in $DEFRAGS; do
+		echo "$defrag" > $T/defrag
+		for sc in $SCENARIOS; do
+			# shellcheck disable=SC2046
+			run_cell "state=$state" "defrag=$defrag" "scenario=$sc" -- \
+				$(scenario_cmd "$sc")
+		done
+	done
+done
+enter_state absent
+echo madvise > $T/defrag
+
+# Latency baselines once per boot, module absent.
+if [ -n "$BENCH_BASELINES" ]; then
+	# shellcheck disable=SC2046
+	run_cell state=absent defrag=madvise scenario=baselines -- \
+		$(scenario_cmd baselines)
+fi
+
+# Hook overhead: module absent vs loaded in kernel policy, interleaved,
+# the order alternating so drift does not favour one side.
+r=1
+while [ "$r" -le "$ROUNDS" ]; do
+	if [ $((r % 2)) -eq 1 ]; then order="absent kernel"; else order="kernel absent"; fi
+	for state in $order; do
+		if enter_state "$state"; then
+			run_cell overhead "state=$state" "round=$r" -- \
+				thp-fault-bench --node 0 --region 8M --seconds "$AB_SECONDS"
+		else
+			not_ok "module state $state for round $r"
+		fi
+	done
+	r=$((r + 1))
+done
+enter_state absent
+tap_done

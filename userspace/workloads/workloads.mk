@@ -1,0 +1,36 @@
+# Workloads and the policy benchmark; included by the top-level Makefile.
+.PHONY: workloads bench
+
+WORKLOADS_SRC := $(TOP)/userspace/workloads
+WORKLOADS_BIN := $(BUILD)/workloads
+WORKLOADS := thp-swapstorm thp-remote-latency thp-fault-bench
+WORKLOADS_CFLAGS := $(CFLAGS) $(WARN) -static
+# tests/tests.mk defines it after this file; a default for other includers.
+GUEST_BIN ?= $(BUILD)/guest-bin
+
+workloads: $(addprefix $(WORKLOADS_BIN)/,$(WORKLOADS))
+
+$(WORKLOADS_BIN)/%: $(WORKLOADS_SRC)/%.c $(WORKLOADS_SRC)/wl.c $(WORKLOADS_SRC)/wl.h
+	@mkdir -p $(WORKLOADS_BIN)
+	$(CC) $(WORKLOADS_CFLAGS) -o $@ $< $(WORKLOADS_SRC)/wl.c
+
+# The guest gets the workloads and the benchmark's guest script in /tests.
+guest-bin: guest-workloads
+
+.PHONY: guest-workloads
+guest-workloads: workloads
+	@mkdir -p $(GUEST_BIN)
+	install -m 0755 $(addprefix $(WORKLOADS_BIN)/,$(WORKLOADS)) $(TOP)/bench/thpnuma-bench.sh $(GUEST_BIN)/
+
+# The policy matrix on every supported kernel, one VM boot per kernel.
+bench: deps
+	$(MAKE) -f $(TOP)/Makefile initramfs
+	python3 $(TOP)/bench/run.py --kernels $(SUPPORTED_KERNELS)
+
+# The hook-overhead A/B alone, one kernel at a time (quieter), 21 rounds.
+.PHONY: bench-overhead
+bench-overhead: deps
+	$(MAKE) -f $(TOP)/Makefile initramfs
+	python3 $(TOP)/bench/run.py --kernels $(SUPPORTED_KERNELS) --jobs 1 \
+		--out $(TOP)/bench/results/overhead --set BENCH_MATRIX=0 \
+		--set BENCH_BASELINES= --set BENCH_ROUNDS=21
