@@ -563,14 +563,20 @@ static int cmd_reset(const struct command *cmd, int argc, char *argv[])
 
 /* ---- stat and watch ------------------------------------------------- */
 
-/* Read and parse the stats file; prints why on failure. */
-static int load_stats(struct thpnuma_stats *st)
+/*
+ * Read debugfs @file whole and parse it with @parse. Returns 0, or an
+ * exit status after saying why.
+ */
+static int load_debugfs(const char *file,
+			int (*parse)(const char *text, void *out, char *err,
+				     size_t errlen),
+			void *out)
 {
 	char path[PATH_MAX], reason[256];
 	char *text;
 	int ret;
 
-	debugfs_path(path, sizeof(path), "stats");
+	debugfs_path(path, sizeof(path), file);
 	text = read_text(path);
 	if (!text) {
 		if (errno == ENOENT && !module_loaded() &&
@@ -578,15 +584,25 @@ static int load_stats(struct thpnuma_stats *st)
 			error(MODULE_NAME " is no longer loaded");
 			return EXIT_FAIL;
 		}
-		return debugfs_failure("read", "stats", errno);
+		return debugfs_failure("read", file, errno);
 	}
-	ret = stats_parse(text, st, reason, sizeof(reason));
+	ret = parse(text, out, reason, sizeof(reason));
 	free(text);
 	if (ret) {
 		error("cannot parse %s: %s", path, reason);
 		return EXIT_FAIL;
 	}
 	return 0;
+}
+
+static int parse_stats(const char *text, void *out, char *err, size_t len)
+{
+	return stats_parse(text, out, err, len);
+}
+
+static int load_stats(struct thpnuma_stats *st)
+{
+	return load_debugfs("stats", parse_stats, st);
 }
 
 /* A node number: decimal, below the kernel's node limit. */
@@ -1286,24 +1302,20 @@ static int write_override(int pid, const char *policy, int zone_reclaim)
 	}
 }
 
-/* Read and parse the tasks file; prints why on failure. */
+static int parse_tasks(const char *text, void *out, char *err, size_t len)
+{
+	return tasks_parse(text, out, err, len);
+}
+
 static int load_tasks(struct task_list *tl)
 {
-	char path[PATH_MAX], reason[256];
-	char *text;
-	int ret;
+	return load_debugfs("tasks", parse_tasks, tl);
+}
 
-	debugfs_path(path, sizeof(path), "tasks");
-	text = read_text(path);
-	if (!text)
-		return debugfs_failure("read", "tasks", errno);
-	ret = tasks_parse(text, tl, reason, sizeof(reason));
-	free(text);
-	if (ret) {
-		error("cannot parse %s: %s", path, reason);
-		return EXIT_FAIL;
-	}
-	return 0;
+static int parse_policies(const char *text, void *out, char *err,
+			  size_t len)
+{
+	return policies_parse(text, out, err, len);
 }
 
 static int cmd_tasks(const struct command *cmd, int argc, char *argv[])
@@ -1330,9 +1342,7 @@ static int cmd_tasks(const struct command *cmd, int argc, char *argv[])
 
 static int cmd_policies(const struct command *cmd, int argc, char *argv[])
 {
-	char path[PATH_MAX], reason[256];
 	struct policy_table pt;
-	char *text;
 	bool json;
 	int ret;
 
@@ -1340,18 +1350,10 @@ static int cmd_policies(const struct command *cmd, int argc, char *argv[])
 	if (ret >= 0)
 		return ret;
 	ret = ensure_debugfs();
+	if (!ret)
+		ret = load_debugfs("policies", parse_policies, &pt);
 	if (ret)
 		return ret;
-	debugfs_path(path, sizeof(path), "policies");
-	text = read_text(path);
-	if (!text)
-		return debugfs_failure("read", "policies", errno);
-	ret = policies_parse(text, &pt, reason, sizeof(reason));
-	free(text);
-	if (ret) {
-		error("cannot parse %s: %s", path, reason);
-		return EXIT_FAIL;
-	}
 	if (json)
 		policies_write_json(stdout, &pt);
 	else
