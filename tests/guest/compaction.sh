@@ -1,0 +1,32 @@
+#!/bin/sh
+# Compaction run by a hooked allocation shows in the module's counters:
+# a node fragmented by thp-remote-latency makes every local THP attempt
+# of local-then-remote direct-compact and fail, then go remote.
+. /tests/lib.sh
+tap_plan 5
+echo madvise > /sys/kernel/mm/transparent_hugepage/enabled
+echo madvise > /sys/kernel/mm/transparent_hugepage/defrag
+
+vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+# node_stat NODE COLUMN: one counter of the stats file, by header name.
+node_stat() {
+	awk -v n="$1" -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$1 == n { print $col[c] }' $THPNUMA_DIR/stats
+}
+
+check "load with local-then-remote" thpnuma_load policy=local-then-remote
+before=$(vmstat compact_stall)
+j=$(thp-remote-latency --no-baselines --region 32M --accesses 20000 --json)
+rc=$?
+diag "$j"
+after=$(vmstat compact_stall)
+stall=$(node_stat 0 compact_stall)
+success=$(node_stat 0 compact_success)
+fail=$(node_stat 0 compact_fail)
+diag "module node0: compact_stall $stall success $success fail $fail; kernel compact_stall +$((after - before))"
+check "the fragmenter ran" test "$rc" -eq 0
+check "the module counted direct compaction on node 0" test "$stall" -gt 0
+check "every stall succeeded or failed" test "$stall" -eq $((success + fail))
+check "the kernel counted at least as many stalls" test $((after - before)) -ge "$stall"
+thpnuma_unload
+tap_done
