@@ -6,7 +6,7 @@ GUEST_C := $(wildcard $(TOP)/tests/guest/*.c)
 GUEST_SH := $(wildcard $(TOP)/tests/guest/*.sh)
 STATIC_CFLAGS := $(CFLAGS) $(WARN) -Wno-clobbered -static -I$(TOP)/tests/include -I$(TOP)/module
 
-.PHONY: deps guest-bin initramfs check-host check-dkms check-vm demo
+.PHONY: deps guest-bin initramfs check-host check-dkms check-vm check-stress demo
 
 deps:
 	$(TOP)/tests/install-deps.sh
@@ -43,6 +43,12 @@ initramfs: $(addprefix initramfs-,$(SUPPORTED_KERNELS))
 
 check-vm: initramfs
 	python3 $(TOP)/tests/vm/harness.py --self-test --kernels $(SUPPORTED_KERNELS)
+
+# Long forms of the safety tests (tests/guest/MANIFEST.stress).
+check-stress: deps
+	$(MAKE) -f $(TOP)/Makefile initramfs
+	python3 $(TOP)/tests/vm/harness.py --manifest $(TOP)/tests/guest/MANIFEST.stress \
+		--logs $(BUILD)/vm-logs-stress --kernels $(SUPPORTED_KERNELS)
 
 check-host:
 	$(MAKE) -C $(TOP)/tests/host check

@@ -4,7 +4,7 @@
 . /tests/lib.sh
 . /tests/coexist-lib.sh
 echo always > /sys/kernel/mm/transparent_hugepage/enabled
-tap_plan 30
+tap_plan 36
 for p in kernel strict-local local-then-remote; do
 	check "$p: loads" thpnuma_load policy=$p zone_reclaim=7
 	check "$p: $SYM hooked with IPMODIFY" sh -c "hooked_line() { grep \"^\$1 \" $T/enabled_functions; }; hooked_line $SYM | grep -q ' I '"
