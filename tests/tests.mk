@@ -35,8 +35,12 @@ $(BUILD)/%/lib/thpnuma.ko: $(BUILD)/%/thpnuma.ko
 	@mkdir -p $(dir $@)
 	cp $< $@
 
+# The kernel's own mm selftests, from its linux-source package (conformance).
+$(BUILD)/%/conformance/selftests/LIST: $(TOP)/tests/conformance/build.sh
+	$(TOP)/tests/conformance/build.sh $* $(BUILD)/$*/conformance
+
 # The initramfs is rebuilt every time: it is cheap and its inputs are many.
-initramfs-%: .cache/kernels/%/boot/vmlinuz-% $(BUILD)/%/lib/thpnuma.ko $(BUILD)/%/lib/test-modules.stamp guest-bin
+initramfs-%: .cache/kernels/%/boot/vmlinuz-% $(BUILD)/%/lib/thpnuma.ko $(BUILD)/%/lib/test-modules.stamp guest-bin $(BUILD)/%/conformance/selftests/LIST
 	$(TOP)/tests/vm/mkinitramfs.sh $* $(BUILD)/$*/lib $(GUEST_BIN) $(BUILD)/$*/initramfs.cpio
 
 initramfs: $(addprefix initramfs-,$(SUPPORTED_KERNELS))

@@ -339,9 +339,7 @@ int main(void)
 	prng_seed_from_env("FUZZ_SEED");
 	thp_knobs_save(&knobs);
 	thp_knobs_quiet("madvise", "madvise");
-	if (module_loaded())
-		module_unload();
-	if (!tap_ok(module_load("") == 0, "module loads"))
+	if (!tap_ok(module_fresh_load("") == 0, "module loads"))
 		return 1;
 	fault_thps();
 	tap_ok(vmstat("thp_fault_alloc") > 0, "THP faults happen, so counters are non-zero");

@@ -1,0 +1,68 @@
+#!/bin/sh
+# Conformance: the kernel's own THP/NUMA mm selftests (built by
+# tests/conformance/build.sh into /selftests) give the same pass, skip and
+# fail set with the module loaded in each policy as with it absent.
+# Env: CONFORMANCE_POLICIES (default: all three), CONFORMANCE_TESTS
+# (default: every test in /selftests/LIST).
+. /tests/lib.sh
+LIST=/selftests/LIST
+policies=${CONFORMANCE_POLICIES:-kernel strict-local local-then-remote}
+tests=${CONFORMANCE_TESTS:-$(cut -d' ' -f1 $LIST 2>/dev/null)}
+out=/tmp/conformance
+ESC=$(printf '\033')
+mkdir -p $out
+ntests=$(echo $tests | wc -w)
+npol=$(echo $policies | wc -w)
+tap_plan $((ntests * (npol + 1) + npol))
+if [ ! -f $LIST ]; then
+	diag "no /selftests in this initramfs"; exit 4
+fi
+
+# verdicts NAME MODE: rc and the test's own TAP verdicts, numbers dropped,
+# so that two runs compare line by line. The selftests' output stays in
+# files: their "ok N" lines must not reach the harness.
+verdicts() {
+	_f=$out/$2.$1
+	echo "rc=$(cat $_f.rc)"
+	sed "s/$ESC\[[0-9;]*m//g" $_f.log |
+		sed -nE 's/^(ok|not ok) [0-9]+ (.*)$/\1 \2/p; s/^# (Totals: .*)$/\1/p
+			s/^(.*[^[:space:]])[[:space:].]+(OK|Fail|Skip)$/\1: \2/p' |
+		sed -E 's/ *# (SKIP|skip).*/ # SKIP/'
+}
+
+run_all() {
+	_mode=$1
+	for t in $tests; do
+		set -- $(grep "^$t " $LIST)
+		_limit=$2; shift 2
+		(cd /tmp && timeout -s KILL $_limit /selftests/$t "$@" > $out/$_mode.$t.log 2>&1)
+		_rc=$?
+		# transhuge-stress on 6.1 runs until stopped: a kill at the limit is its pass.
+		[ "$t" = transhuge-stress ] && [ $_rc = 137 ] && [ -z "$*" -o "$*" = 64 ] && _rc=0
+		echo $_rc > $out/$_mode.$t.rc
+		verdicts $t $_mode > $out/$_mode.$t.v
+		[ $_mode = absent ] && [ $_rc != 0 ] && tail -n 4 $out/$_mode.$t.log | sed "s/^/# $t: /"
+		check "$_mode: $t ran ($(head -n 1 $out/$_mode.$t.v), $(($(wc -l < $out/$_mode.$t.v) - 1)) subtests)" test $_rc != 137
+	done
+}
+
+echo always > /sys/kernel/mm/transparent_hugepage/enabled
+thpnuma_unload 2>/dev/null
+run_all absent
+for p in $policies; do
+	check "$p: module loads" thpnuma_load policy=$p zone_reclaim=1
+	run_all $p
+	for t in $tests; do
+		if cmp -s $out/absent.$t.v $out/$p.$t.v; then
+			ok "$p: $t same pass/skip/fail set as module absent"
+		else
+			not_ok "$p: $t differs from module absent"
+			diff $out/absent.$t.v $out/$p.$t.v | sed 's/^/# /' | head -n 20
+		fi
+	done
+	thpnuma_unload
+done
+for t in $tests; do
+	diag "$t (module absent): $(tr '\n' ';' < $out/absent.$t.v)"
+done
+tap_done
