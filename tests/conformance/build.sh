@@ -32,9 +32,9 @@ done
 
 # name, timeout (s), arguments: sized for TCG (see README "Safety tests").
 case $ver in
-6.1) tests="transhuge-stress:40:64 split_huge_page_test:300 khugepaged:600
+6.1) tests="transhuge-stress:40:64 split_huge_page_test:900 khugepaged:600
 	migration:300 compaction_test:300" ;;
-*) tests="transhuge-stress:60:-d_20_64 split_huge_page_test:300 khugepaged:600
+*) tests="transhuge-stress:60:-d_20_64 split_huge_page_test:900 khugepaged:600
 	migration:300 compaction_test:300 cow:900" ;;
 esac
 helpers=""
