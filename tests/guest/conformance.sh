@@ -24,7 +24,8 @@ fi
 verdicts() {
 	_f=$out/$2.$1
 	echo "rc=$(cat $_f.rc)"
-	sed "s/$ESC\[[0-9;]*m//g" $_f.log |
+	# Progress lines end in \r: each piece is a line of its own.
+	tr '\r' '\n' < $_f.log | sed "s/$ESC\[[0-9;]*m//g" |
 		sed -nE 's/^(ok|not ok) [0-9]+ (.*)$/\1 \2/p; s/^# (Totals: .*)$/\1/p
 			s/^(.*[^[:space:]])[[:space:].]+(OK|Fail|Skip)$/\1: \2/p' |
 		sed -E 's/ *# (SKIP|skip).*/ # SKIP/'
@@ -43,7 +44,7 @@ run_all() {
 		[ "$t" = transhuge-stress ] && [ $_rc = 137 ] && [ -z "$*" -o "$*" = 64 ] && _rc=0
 		echo $_rc > $out/$_mode.$t.rc
 		verdicts $t $_mode > $out/$_mode.$t.v
-		[ $_mode = absent ] && [ $_rc != 0 ] && tail -n 4 $out/$_mode.$t.log | sed "s/^/# $t: /"
+		[ $_mode = absent ] && [ $_rc != 0 ] && tr '\r' '\n' < $out/$_mode.$t.log | tail -n 4 | sed "s/^/# $t: /"
 		check "$_mode: $t ran ($(head -n 1 $out/$_mode.$t.v), $(($(wc -l < $out/$_mode.$t.v) - 1)) subtests, $_secs s)" test $_rc != 137
 	done
 }
@@ -71,6 +72,7 @@ for p in $policies; do
 			not_ok "$p: $t differs from module absent"
 			echo "$missing" | sed 's/^/# expected: /' | head -n 10
 			grep -Fxvf $out/stable.$t.v $out/$p.$t.v | sed 's/^/# got: /' | head -n 10
+			tr '\r' '\n' < $out/$p.$t.log | tail -n 5 | sed "s/^/# $t with $p, last lines: /"
 		fi
 	done
 	thpnuma_unload
