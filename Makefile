@@ -19,7 +19,7 @@ WARN := -Wall -Wextra -Wno-unused-parameter
 BUILD := build
 
 .PHONY: all module modules userspace install clean check check-host check-dkms \
-	check-vm demo kernels
+	check-vm check-stress demo kernels
 
 all: module
 

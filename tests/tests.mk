@@ -6,7 +6,7 @@ GUEST_C := $(wildcard $(TOP)/tests/guest/*.c)
 GUEST_SH := $(wildcard $(TOP)/tests/guest/*.sh)
 STATIC_CFLAGS := $(CFLAGS) $(WARN) -Wno-clobbered -static -I$(TOP)/tests/include -I$(TOP)/module
 
-.PHONY: deps guest-bin initramfs check-host check-dkms check-vm demo
+.PHONY: deps guest-bin initramfs check-host check-dkms check-vm check-stress demo
 
 deps:
 	$(TOP)/tests/install-deps.sh
@@ -35,14 +35,24 @@ $(BUILD)/%/lib/thpnuma.ko: $(BUILD)/%/thpnuma.ko
 	@mkdir -p $(dir $@)
 	cp $< $@
 
+# The kernel's own mm selftests, from its linux-source package (conformance).
+$(BUILD)/%/conformance/selftests/LIST: $(TOP)/tests/conformance/build.sh
+	$(TOP)/tests/conformance/build.sh $* $(BUILD)/$*/conformance
+
 # The initramfs is rebuilt every time: it is cheap and its inputs are many.
-initramfs-%: .cache/kernels/%/boot/vmlinuz-% $(BUILD)/%/lib/thpnuma.ko $(BUILD)/%/lib/test-modules.stamp guest-bin
+initramfs-%: .cache/kernels/%/boot/vmlinuz-% $(BUILD)/%/lib/thpnuma.ko $(BUILD)/%/lib/test-modules.stamp guest-bin $(BUILD)/%/conformance/selftests/LIST
 	$(TOP)/tests/vm/mkinitramfs.sh $* $(BUILD)/$*/lib $(GUEST_BIN) $(BUILD)/$*/initramfs.cpio
 
 initramfs: $(addprefix initramfs-,$(SUPPORTED_KERNELS))
 
 check-vm: initramfs
 	python3 $(TOP)/tests/vm/harness.py --self-test --kernels $(SUPPORTED_KERNELS)
+
+# Long forms of the safety tests (tests/guest/MANIFEST.stress).
+check-stress: deps
+	$(MAKE) -f $(TOP)/Makefile initramfs
+	python3 $(TOP)/tests/vm/harness.py --manifest $(TOP)/tests/guest/MANIFEST.stress \
+		--logs $(BUILD)/vm-logs-stress --kernels $(SUPPORTED_KERNELS)
 
 check-host:
 	$(MAKE) -C $(TOP)/tests/host check

@@ -7,6 +7,7 @@
 #include "thpnuma_test.h"
 #include "kselftest_harness.h"
 
+/* LOADLOOP_CYCLES overrides; make check runs a short form. */
 #define CYCLES		200
 #define FAULT_REGION	(16 * MiB)
 
@@ -91,11 +92,13 @@ static unsigned long faulter_rounds(int fd)
 
 TEST_F_TIMEOUT(loadloop, load_unload_under_thp_faults, 1200)
 {
+	const char *env = getenv("LOADLOOP_CYCLES");
+	int cycles = env && *env ? atoi(env) : CYCLES;
 	unsigned long hooked = 0, rounds = 0;
 	int load_failures = 0, unload_failures = 0;
 	struct thp_stats s;
 
-	for (int i = 0; i < CYCLES; i++) {
+	for (int i = 0; i < cycles; i++) {
 		const char *params = cycle_params[i % ARRAY_SIZE(cycle_params)];
 		int ret = module_load(params);
 
@@ -116,7 +119,7 @@ TEST_F_TIMEOUT(loadloop, load_unload_under_thp_faults, 1200)
 		rounds += faulter_rounds(self->count_fd) ? 1 : 0;
 	}
 	TH_LOG("%d cycles; %lu THP faults seen by the hook; faulter progressed in %lu cycles",
-	       CYCLES, hooked, rounds);
+	       cycles, hooked, rounds);
 	EXPECT_EQ(0, load_failures);
 	EXPECT_EQ(0, unload_failures);
 	EXPECT_FALSE(module_loaded());

@@ -220,6 +220,14 @@ static inline int module_loaded(void)
 	return access("/sys/module/thpnuma", F_OK) == 0;
 }
 
+/* Load with @params, unloading first whatever an earlier test left. */
+static inline int module_fresh_load(const char *params)
+{
+	if (module_loaded())
+		module_unload();
+	return module_load(params);
+}
+
 /* Run on the first CPU of @node. */
 static inline int pin_to_node(int node)
 {

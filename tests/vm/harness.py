@@ -253,6 +253,11 @@ def run_boot(kver, topo, tests, zram, keep_dir, node_mb=None, timeout=None, stre
     results_text = open(results_log, errors="replace").read()
     console_text = open(console_log, errors="replace").read()
     results, dmesg = parse(kver, topo, tests, results_text, console_text)
+    # Guest seconds per test, from the END markers (tests/vm/init).
+    for line in results_text.splitlines():
+        m = re.match(r"@@THPNUMA-END (\S+) rc=\d+ secs=(\d+)", line.strip())
+        if m:
+            results.append(Result("TIME", kver, topo, m.group(1), "%s s in the guest" % m.group(2)))
     return results, results_text, dmesg
 
 

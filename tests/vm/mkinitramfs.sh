@@ -25,6 +25,9 @@ echo "root:x:0:" > "$root/etc/group"
 echo "nogroup:x:65534:" >> "$root/etc/group"
 cp "$kodir"/*.ko "$root/lib/"
 cp -r "$bindir"/. "$root/tests/"
+# The kernel's own mm selftests, when built (tests/conformance/build.sh).
+selftests=$(dirname "$out")/conformance/selftests
+[ -d "$selftests" ] && cp -r "$selftests" "$root/selftests"
 # Dynamically linked programs (libkmod has no static library) bring their
 # shared libraries and loader along.
 for f in "$root"/tests/*; do

@@ -1,0 +1,52 @@
+#!/bin/sh
+# Build the kernel's own THP/NUMA mm selftests, statically, from Debian's
+# linux-source tarball, for the conformance test (tests/guest/conformance.sh).
+# usage: build.sh KVER OUTDIR
+# OUTDIR/selftests/ gets the binaries and LIST: "NAME TIMEOUT ARGS..." lines.
+set -eu
+kver=$1 out=$2
+ver=$(echo "$kver" | cut -d. -f1,2)
+tarball=/usr/src/linux-source-$ver.tar.xz
+src=$out/src/linux-source-$ver
+rm -rf "$out/src" "$out/selftests"
+mkdir -p "$out/src" "$out/selftests" "$out/uapi/linux" "$out/uapi/asm-generic"
+# 6.1 keeps them in selftests/vm, later kernels in selftests/mm.
+tar -xJf "$tarball" -C "$out/src" --wildcards --no-wildcards-match-slash \
+	"linux-source-$ver/tools/testing/selftests/[vm]m/*" \
+	"linux-source-$ver/tools/testing/selftests/kselftest*.h" \
+	"linux-source-$ver/include/uapi/linux/*" \
+	"linux-source-$ver/include/uapi/asm-generic/*" \
+	"linux-source-$ver/mm/gup_test.h"
+dir=$src/tools/testing/selftests/mm
+[ -d "$dir" ] || dir=$src/tools/testing/selftests/vm
+
+# The few uapi headers newer than the build machine's, made installable as
+# headers_install would (no __user and friends); the rest from the system.
+for h in linux/fs.h linux/mman.h asm-generic/mman-common.h linux/userfaultfd.h \
+	 linux/memfd.h; do
+	[ -f "$src/include/uapi/$h" ] || continue
+	sed -E 's/([[:space:](])(__user|__force|__iomem)[[:space:]]/\1/g; s/__attribute_const__//g' \
+		"$src/include/uapi/$h" > "$out/uapi/$h"
+done
+: > "$out/uapi/local_config.h"	# cow.c: built without liburing
+
+# name, timeout (s), arguments: sized for TCG (see README "Safety tests").
+case $ver in
+6.1) tests="transhuge-stress:40:64 split_huge_page_test:900 khugepaged:600
+	migration:300 compaction_test:300" ;;
+*) tests="transhuge-stress:60:-d_20_64 split_huge_page_test:900 khugepaged:600
+	migration:300 compaction_test:300 cow:900" ;;
+esac
+helpers=""
+for h in vm_util.c thp_settings.c; do
+	[ -f "$dir/$h" ] && helpers="$helpers $dir/$h"
+done
+: > "$out/selftests/LIST"
+for t in $tests; do
+	name=${t%%:*} rest=${t#*:}
+	limit=${rest%%:*} args=$(echo "${rest#"$limit"}" | sed 's/^://; s/_/ /g')
+	${CC:-cc} -O2 -w -static -D_GNU_SOURCE -include sys/uio.h -include "$dir/../kselftest.h" \
+		-I"$out/uapi" -I"$dir/.." -I"$dir" -o "$out/selftests/$name" \
+		"$dir/$name.c" $helpers -lnuma -lpthread -lrt
+	echo "$name $limit $args" >> "$out/selftests/LIST"
+done

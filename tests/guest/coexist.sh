@@ -1,0 +1,114 @@
+#!/bin/sh
+# Coexistence with other users of the hooked function: a tracefs kprobe,
+# the function tracer filtered to it, and a second IPMODIFY ftrace user,
+# each loaded before and after thpnuma. thpnuma either works with them
+# present (THP faults counted) or refuses with a reason; it never crashes.
+. /tests/lib.sh
+. /tests/coexist-lib.sh
+echo always > /sys/kernel/mm/transparent_hugepage/enabled
+tap_plan 82
+
+kprobe_add() { echo "p:thpnuma_test/probe $SYM" >> $T/kprobe_events && echo 1 > $T/events/thpnuma_test/probe/enable; }
+kprobe_del() { echo 0 > $T/events/thpnuma_test/probe/enable; echo "-:thpnuma_test/probe" >> $T/kprobe_events; }
+# kprobe_profile names the event without its group.
+kprobe_hits() { awk '$1 == "probe" { print $2 }' $T/kprobe_profile; }
+kprobe_fires() {
+	_h=$(kprobe_hits)
+	/tests/thp-touch 8 >/dev/null 2>&1
+	check "$1: kprobe still fires ($_h -> $(kprobe_hits))" test "$(kprobe_hits)" -gt "$_h"
+}
+
+ftrace_on() { echo $SYM > $T/set_ftrace_filter && echo function > $T/current_tracer && echo > $T/trace; }
+ftrace_off() { echo nop > $T/current_tracer; echo > $T/set_ftrace_filter; echo > $T/trace; }
+ftrace_sees() {
+	echo > $T/trace
+	/tests/thp-touch 8 >/dev/null 2>&1
+	check "$1: function tracer still records $SYM" grep -q " $SYM" $T/trace
+}
+
+# 1. kprobe first, then thpnuma; thpnuma unloads first.
+check "kprobe on $SYM via kprobe_events" kprobe_add
+if load_or_refused "kprobe first"; then
+	check "kprobe first: $SYM listed once for both users" test "$(hooked_line $SYM | wc -l)" = 1
+	faults_counted "kprobe first"
+	kprobe_fires "kprobe first"
+	check "kprobe first: thpnuma unloads" thpnuma_unload
+	unloaded_clean "kprobe first, after rmmod"
+	kprobe_fires "kprobe first, after rmmod"
+else
+	skip "kprobe first: listed" "refused"; skip "kprobe first: counts" "refused"
+fi
+kprobe_del
+check "kprobe removed" sh -c "! grep -q thpnuma_test $T/kprobe_events"
+
+# 2. thpnuma first, then kprobe; kprobe removed first.
+if load_or_refused "kprobe second"; then
+	check "kprobe second: kprobe added over thpnuma" kprobe_add
+	faults_counted "kprobe second"
+	kprobe_fires "kprobe second"
+	kprobe_del
+	faults_counted "kprobe second, kprobe removed"
+	check "kprobe second: thpnuma unloads" thpnuma_unload
+	unloaded_clean "kprobe second, after rmmod"
+fi
+
+# 3. function tracer first, then thpnuma.
+check "function tracer filtered to $SYM" ftrace_on
+if load_or_refused "tracer first"; then
+	faults_counted "tracer first"
+	ftrace_sees "tracer first"
+	check "tracer first: thpnuma unloads" thpnuma_unload
+	unloaded_clean "tracer first, after rmmod"
+	ftrace_sees "tracer first, after rmmod"
+fi
+ftrace_off
+
+# 4. thpnuma first, then the function tracer.
+if load_or_refused "tracer second"; then
+	check "tracer second: function tracer on" ftrace_on
+	faults_counted "tracer second"
+	ftrace_sees "tracer second"
+	ftrace_off
+	faults_counted "tracer second, tracer off"
+	check "tracer second: thpnuma unloads" thpnuma_unload
+	unloaded_clean "tracer second, after rmmod"
+fi
+
+# 5. All three tracing users at once, then thpnuma.
+kprobe_add; ftrace_on
+if load_or_refused "kprobe and tracer"; then
+	faults_counted "kprobe and tracer"
+	kprobe_fires "kprobe and tracer"
+	check "kprobe and tracer: thpnuma unloads" thpnuma_unload
+fi
+kprobe_del; ftrace_off
+unloaded_clean "kprobe and tracer gone"
+
+# 6. thpnuma first, then a second IPMODIFY user: the second is refused.
+if load_or_refused "ipmodify second" policy=strict-local; then
+	if insmod /lib/ipmodify_owner.ko 2>/dev/null; then
+		not_ok "ipmodify second: the second IPMODIFY user is refused"
+		rmmod ipmodify_owner
+	else
+		ok "ipmodify second: the second IPMODIFY user is refused"
+	fi
+	faults_counted "ipmodify second"
+	check "ipmodify second: policy still answers" grep -q "\[strict-local\]" $D/policy
+	check "ipmodify second: thpnuma unloads" thpnuma_unload
+	unloaded_clean "ipmodify second, after rmmod"
+fi
+
+# 7. A second IPMODIFY user first: thpnuma refuses with the reason.
+check "ipmodify first: owner module loads" insmod /lib/ipmodify_owner.ko
+if load_or_refused "ipmodify first"; then
+	not_ok "ipmodify first: thpnuma must refuse"
+	thpnuma_unload
+else
+	check "ipmodify first: the reason names IPMODIFY" sh -c 'dmesg | grep -q "thpnuma: cannot hook .*IPMODIFY"'
+fi
+unloaded_clean "ipmodify first, refused" owner-present
+check "ipmodify first: owner unloads" rmmod ipmodify_owner
+check "thpnuma loads once everyone is gone" thpnuma_load
+faults_counted "alone"
+check "thpnuma unloads at the end" thpnuma_unload
+tap_done

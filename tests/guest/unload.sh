@@ -1,0 +1,19 @@
+#!/bin/sh
+# Clean unload: after rmmod, in every policy, nothing of thpnuma is left
+# (debugfs, ftrace hooks, kprobes) and the module loads again.
+. /tests/lib.sh
+. /tests/coexist-lib.sh
+echo always > /sys/kernel/mm/transparent_hugepage/enabled
+tap_plan 36
+for p in kernel strict-local local-then-remote; do
+	check "$p: loads" thpnuma_load policy=$p zone_reclaim=7
+	check "$p: $SYM hooked with IPMODIFY" sh -c "hooked_line() { grep \"^\$1 \" $T/enabled_functions; }; hooked_line $SYM | grep -q ' I '"
+	check "$p: its kprobes registered ($(kprobes_of_thpnuma))" test "$(kprobes_of_thpnuma)" = 3
+	faults_counted "$p"
+	check "$p: unloads" thpnuma_unload
+	unloaded_clean "$p, after rmmod"
+done
+check "reloads after the last unload" thpnuma_load
+faults_counted "reloaded"
+check "unloads again" thpnuma_unload
+tap_done
