@@ -342,11 +342,16 @@ static void notrace thpnuma_ftrace_callback(unsigned long ip,
 /*
  * One ftrace_ops for every hooked function: each unregistration waits for
  * RCU-tasks grace periods, and unload time is what load/unload cycles pay.
- * No SAVE_REGS: the argument registers are all the callback needs.
+ * The callback runs on every anonymous fault, so it costs as little as it
+ * can: no SAVE_REGS (the argument registers are all it needs), and no
+ * RECURSION wrapper (an extra indirect call and preemption toggle), as it
+ * cannot recurse: it calls nothing that allocates or reclaims, and neither
+ * hooked function runs in interrupt context. It may run preemptible: it
+ * only counts with this_cpu ops and reads the configuration under RCU.
  */
 static struct ftrace_ops thpnuma_ops = {
 	.func	= thpnuma_ftrace_callback,
-	.flags	= FTRACE_OPS_FL_RECURSION | FTRACE_OPS_FL_IPMODIFY,
+	.flags	= FTRACE_OPS_FL_IPMODIFY,
 };
 
 static long inflight_sum(void)

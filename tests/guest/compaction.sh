@@ -26,7 +26,10 @@ fail=$(node_stat 0 compact_fail)
 diag "module node0: compact_stall $stall success $success fail $fail; kernel compact_stall +$((after - before))"
 check "the fragmenter ran" test "$rc" -eq 0
 check "the module counted direct compaction on node 0" test "$stall" -gt 0
-check "every stall succeeded or failed" test "$stall" -eq $((success + fail))
-check "the kernel counted at least as many stalls" test $((after - before)) -ge "$stall"
+check "every compaction succeeded or failed" test "$stall" -eq $((success + fail))
+# The module counts each zone compacted (compact_zone_order()); the kernel
+# counts allocation attempts that compacted, including attempts whose
+# zones were all deferred. So only "module saw one => kernel saw one".
+check "the kernel counted compaction stalls too" test $((after - before)) -gt 0
 thpnuma_unload
 tap_done

@@ -6,7 +6,8 @@
  * it is valid; after every refused write, all readable state (settings
  * and counters) must be byte-for-byte what it was.
  *
- * A new writable file is one more entry in control_files[].
+ * A new writable file is one more entry in control_files[]; tasks is
+ * fuzzed around the PID of a sleeping child.
  * Env: FUZZ_INPUTS (per file, default 500), FUZZ_SEED (default: clock).
  */
 #include "thpnuma_test.h"
@@ -77,16 +78,122 @@ static int reset_applied(const struct control_file *cf, const char *buf, size_t 
 	return zero;
 }
 
+/*
+ * tasks: "PID POLICY [0-7]" or "PID default" for a live user process.
+ * The values name a sleeping child, filled in by main().
+ */
+#define NR_TASK_VALUES	6
+static char task_value_buf[NR_TASK_VALUES][40];
+static const char *task_values[NR_TASK_VALUES];
+
+/* A decimal without sign or leading zero, of at most 7 digits; else -1. */
+static long strict_decimal(const char *s, size_t len)
+{
+	long v = 0;
+
+	if (!len || len > 7 || s[0] == '0')
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + s[i] - '0';
+	}
+	return v;
+}
+
+/* A user process: kernel threads have no /proc/PID/exe. */
+static int user_process(long pid)
+{
+	char path[64], target[256];
+
+	snprintf(path, sizeof(path), "/proc/%ld/exe", pid);
+	return readlink(path, target, sizeof(target)) > 0;
+}
+
+static int task_write_valid(const struct control_file *cf, const char *buf, size_t len)
+{
+	const char *sp1, *sp2, *end;
+	long pid;
+	size_t wlen;
+
+	if (len > MAX_WRITE || !len)
+		return 0;
+	if (buf[len - 1] == '\n')
+		len--;
+	end = buf + len;
+	if (memchr(buf, '\n', len) || memchr(buf, '\0', len))
+		return 0;
+	sp1 = memchr(buf, ' ', len);
+	if (!sp1)
+		return 0;
+	pid = strict_decimal(buf, sp1 - buf);
+	if (pid < 1 || pid > 4194304 || !user_process(pid))
+		return 0;
+	sp2 = memchr(sp1 + 1, ' ', end - sp1 - 1);
+	wlen = (sp2 ? sp2 : end) - (sp1 + 1);
+	if (wlen == 7 && !memcmp(sp1 + 1, "default", 7))
+		return !sp2;
+	for (unsigned int i = 0; i < 3; i++) {
+		if (strlen(policy_names[i]) != wlen || memcmp(sp1 + 1, policy_names[i], wlen))
+			continue;
+		return !sp2 || (end - sp2 == 2 && sp2[1] >= '0' && sp2[1] <= '7');
+	}
+	return 0;
+}
+
+/* The tasks line of the written PID says what was written, or is gone. */
+static int task_write_applied(const struct control_file *cf, const char *buf, size_t len)
+{
+	char tasks[8192], want_pol[32] = "", want_zr[8] = "-", *line, *save = NULL;
+	char written[MAX_WRITE + 1];
+	int pid, found = 0;
+
+	/* @buf is not NUL-terminated: what follows it is an older input. */
+	memcpy(written, buf, len);
+	written[len] = '\0';
+	if (sscanf(written, "%d %31s %7s", &pid, want_pol, want_zr) < 2 ||
+	    read_file(THPNUMA_DEBUGFS "/tasks", tasks, sizeof(tasks)) < 0)
+		return 0;
+	for (line = strtok_r(tasks, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char pol[32], zr[8];
+		int p;
+
+		if (sscanf(line, "%d %*s %31s %7s", &p, pol, zr) == 3 && p == pid)
+			found = !strcmp(pol, want_pol) && !strcmp(zr, want_zr) ? 1 : -1;
+	}
+	return strcmp(want_pol, "default") ? found == 1 : found == 0;
+}
+
 static const struct control_file control_files[] = {
 	{ "policy", policy_names, 3, one_of_values, choice_applied },
 	{ "zone_reclaim", zone_reclaim_names, 8, one_of_values, zone_reclaim_applied },
 	{ "scope", scope_names, 2, one_of_values, choice_applied },
 	{ "reset", reset_names, 1, one_of_values, reset_applied },
+	{ "tasks", task_values, NR_TASK_VALUES, task_write_valid, task_write_applied },
 };
 #define NR_FILES	(sizeof(control_files) / sizeof(control_files[0]))
 
 /* Every readable file's contents: what a refused write must not change. */
-static const char *const state_files[] = { "policy", "zone_reclaim", "scope", "stats" };
+static const char *const state_files[] = { "policy", "zone_reclaim", "scope", "tasks",
+	"stats" };
+
+/* A child that sleeps until killed: the PID the tasks values name. */
+static pid_t start_task_target(void)
+{
+	static const char *const forms[NR_TASK_VALUES] = { "kernel", "strict-local",
+		"local-then-remote", "local-then-remote 3", "strict-local 7", "default" };
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		for (;;)
+			pause();
+	}
+	for (int i = 0; pid > 0 && i < NR_TASK_VALUES; i++) {
+		snprintf(task_value_buf[i], sizeof(task_value_buf[i]), "%d %s", pid, forms[i]);
+		task_values[i] = task_value_buf[i];
+	}
+	return pid;
+}
 
 static size_t read_state(char *buf, size_t size)
 {
@@ -334,9 +441,13 @@ int main(void)
 	struct thp_knobs knobs;
 	char line[512];
 	const char *splat;
+	pid_t target;
 
 	tap_plan(2 + 5 * NR_FILES + 2);
 	prng_seed_from_env("FUZZ_SEED");
+	target = start_task_target();
+	if (target < 0)
+		return tap_exit();
 	thp_knobs_save(&knobs);
 	thp_knobs_quiet("madvise", "madvise");
 	if (!tap_ok(module_fresh_load("") == 0, "module loads"))
@@ -370,6 +481,8 @@ int main(void)
 		       "%s: every refusal is EINVAL (%lu other, %lu seeks failed)",
 		       cf->name, r.wrong_errno, r.seek_failed);
 	}
+	kill(target, SIGKILL);
+	waitpid(target, NULL, 0);
 	tap_ok(module_unload() == 0, "module unloads");
 	splat = dmesg_splat(line, sizeof(line));
 	tap_ok(!splat, "dmesg clean%s%s", splat ? ": " : "", splat ? splat : "");

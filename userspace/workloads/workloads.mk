@@ -20,7 +20,8 @@ guest-bin: guest-workloads
 .PHONY: guest-workloads
 guest-workloads: workloads
 	@mkdir -p $(GUEST_BIN)
-	install -m 0755 $(addprefix $(WORKLOADS_BIN)/,$(WORKLOADS)) $(TOP)/bench/thpnuma-bench.sh $(GUEST_BIN)/
+	install -m 0755 $(addprefix $(WORKLOADS_BIN)/,$(WORKLOADS)) $(TOP)/bench/thpnuma-bench.sh \
+		$(TOP)/bench/mglru-check.sh $(GUEST_BIN)/
 
 # The policy matrix on every supported kernel, one VM boot per kernel.
 bench: deps
