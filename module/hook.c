@@ -245,9 +245,6 @@ static void notrace thpnuma_alloc_hook(struct pt_regs *regs,
 	bool overridden;
 	u32 config;
 
-	/* Cheapest tests first: this runs for every anonymous page fault. */
-	if ((int)thpnuma_arg(regs, 1) != HPAGE_PMD_ORDER)
-		return;
 	/* Our own calls come from this module, so they never match here. */
 	if (parent_ip - thp_fault_start >= thp_fault_size)
 		return;
@@ -314,13 +311,14 @@ static void notrace thpnuma_reclaim_hook(struct pt_regs *regs,
 
 struct thpnuma_hook {
 	const char *name;
-	void (*handler)(struct pt_regs *regs, unsigned long parent_ip);
 	unsigned long start, size;
 };
 
-static struct thpnuma_hook thpnuma_hooks[] = {
-	{ .name = THPNUMA_HOOKED_SYMBOL,	.handler = thpnuma_alloc_hook },
-	{ .name = "try_to_free_pages",		.handler = thpnuma_reclaim_hook },
+enum { HOOK_ALLOC, HOOK_RECLAIM, NR_HOOKS };
+
+static struct thpnuma_hook thpnuma_hooks[NR_HOOKS] = {
+	[HOOK_ALLOC]	= { .name = THPNUMA_HOOKED_SYMBOL },
+	[HOOK_RECLAIM]	= { .name = "try_to_free_pages" },
 };
 
 static void notrace thpnuma_ftrace_callback(unsigned long ip,
@@ -328,15 +326,20 @@ static void notrace thpnuma_ftrace_callback(unsigned long ip,
 					    struct ftrace_ops *op,
 					    struct ftrace_regs *fregs)
 {
+	const struct thpnuma_hook *alloc = &thpnuma_hooks[HOOK_ALLOC];
 	struct pt_regs *regs = thpnuma_ftrace_regs(fregs);
-	int i;
 
-	for (i = 0; i < ARRAY_SIZE(thpnuma_hooks); i++) {
-		if (ip - thpnuma_hooks[i].start < thpnuma_hooks[i].size) {
-			thpnuma_hooks[i].handler(regs, parent_ip);
-			return;
-		}
+	/*
+	 * Every anonymous page fault comes here: base pages leave after two
+	 * compares, with no call at all. Direct calls, not a handler table:
+	 * indirect calls go through retpolines.
+	 */
+	if (ip - alloc->start < alloc->size) {
+		if ((int)thpnuma_arg(regs, 1) == HPAGE_PMD_ORDER)
+			thpnuma_alloc_hook(regs, parent_ip);
+		return;
 	}
+	thpnuma_reclaim_hook(regs, parent_ip);
 }
 
 /*
