@@ -41,10 +41,12 @@ diag "$j"
 check "thp-swapstorm anon fill to 60%" \
 	is "$(jget "$j" fill_mb) > 100 && $(jget "$j" node_free_kb_filled) < $(jget "$j" node_free_kb_before)"
 
-j=$(thp-swapstorm --fill-level 60% --fill-kind pagecache --fill-dir /tmp --region 16M --json)
+# Its own directory: other tests leave files in /tmp.
+mkdir -p /tmp/fill
+j=$(thp-swapstorm --fill-level 60% --fill-kind pagecache --fill-dir /tmp/fill --region 16M --json)
 diag "$j"
 check "thp-swapstorm pagecache fill to 60%" is "$(jget "$j" fill_mb) > 100"
-check "thp-swapstorm pagecache fill file is gone" [ -z "$(ls /tmp)" ]
+check "thp-swapstorm pagecache fill file is gone" [ -z "$(ls -A /tmp/fill)" ]
 
 j=$(thp-remote-latency --region 16M --accesses 20000 --json)
 diag "$j"
