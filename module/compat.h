@@ -59,7 +59,13 @@ static __always_inline unsigned long thpnuma_arg(struct pt_regs *regs,
 	return regs_get_kernel_argument(regs, n);
 }
 
-/* x86_64 SysV: the third argument lives in %rdx. */
+/* x86_64 SysV: the second and third arguments live in %rsi and %rdx. */
+static __always_inline void thpnuma_set_arg1(struct pt_regs *regs,
+					     unsigned long val)
+{
+	regs->si = val;
+}
+
 static __always_inline void thpnuma_set_arg2(struct pt_regs *regs,
 					     unsigned long val)
 {

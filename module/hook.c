@@ -144,21 +144,29 @@ static unsigned int action_policy(enum thpnuma_action action)
 	}
 }
 
-static struct folio *hooked_alloc(gfp_t gfp, int order,
+/*
+ * The callback hands its decision to the replacement in the order argument,
+ * which on this path always holds HPAGE_PMD_ORDER: the configuration it
+ * decided under, plus this bit when a per-process override chose it. One
+ * override lookup per fault, and the replacement carries out exactly what
+ * was decided even if the configuration changes in between.
+ */
+#define DECIDED_BY_OVERRIDE	(1u << 31)
+
+static struct folio *hooked_alloc(gfp_t gfp, u32 decided,
 				  struct vm_area_struct *vma,
 				  unsigned long addr, bool hugepage,
 				  enum thpnuma_action action)
 {
+	struct thpnuma_config cfg = thpnuma_config_unpack(decided);
 	unsigned int policy = action_policy(action);
-	struct thpnuma_config cfg;
+	const int order = HPAGE_PMD_ORDER;
 	int local = numa_node_id();
-	bool overridden;
 	struct thpnuma_slot *slot;
 	struct folio *folio;
 	u64 start;
 	int nid;
 
-	cfg = thpnuma_config_unpack(thpnuma_effective_config(&overridden));
 	this_cpu_inc(thpnuma_inflight);
 	slot = slot_enter();
 	start = ktime_get_ns();
@@ -179,7 +187,7 @@ static struct folio *hooked_alloc(gfp_t gfp, int order,
 	}
 
 	thpnuma_count(local, THPNUMA_ALLOC_NS, ktime_get_ns() - start);
-	if (overridden)
+	if (decided & DECIDED_BY_OVERRIDE)
 		thpnuma_count_policy(policy, THPNUMA_PC_BY_OVERRIDE);
 	if (!folio) {
 		thpnuma_count(local, THPNUMA_THP_FALLBACK, 1);
@@ -200,30 +208,33 @@ static struct folio *hooked_alloc(gfp_t gfp, int order,
 	return folio;
 }
 
-/* Replacements with the hooked function's signature, one per action. */
-static struct folio *thpnuma_alloc_count_only(gfp_t gfp, int order,
+/*
+ * Replacements with the hooked function's register layout, one per action;
+ * the second argument carries the decision in place of the order.
+ */
+static struct folio *thpnuma_alloc_count_only(gfp_t gfp, u32 decided,
 					      struct vm_area_struct *vma,
 					      unsigned long addr, bool hugepage)
 {
-	return hooked_alloc(gfp, order, vma, addr, hugepage,
+	return hooked_alloc(gfp, decided, vma, addr, hugepage,
 			    THPNUMA_ACT_COUNT_ONLY);
 }
 
-static struct folio *thpnuma_alloc_strict_local(gfp_t gfp, int order,
+static struct folio *thpnuma_alloc_strict_local(gfp_t gfp, u32 decided,
 						struct vm_area_struct *vma,
 						unsigned long addr,
 						bool hugepage)
 {
-	return hooked_alloc(gfp, order, vma, addr, hugepage,
+	return hooked_alloc(gfp, decided, vma, addr, hugepage,
 			    THPNUMA_ACT_STRICT_LOCAL);
 }
 
-static struct folio *thpnuma_alloc_local_then_remote(gfp_t gfp, int order,
+static struct folio *thpnuma_alloc_local_then_remote(gfp_t gfp, u32 decided,
 						     struct vm_area_struct *vma,
 						     unsigned long addr,
 						     bool hugepage)
 {
-	return hooked_alloc(gfp, order, vma, addr, hugepage,
+	return hooked_alloc(gfp, decided, vma, addr, hugepage,
 			    THPNUMA_ACT_LOCAL_THEN_REMOTE);
 }
 
@@ -255,6 +266,8 @@ static void notrace thpnuma_alloc_hook(struct pt_regs *regs,
 	fault.thp_fault = true;
 	fault.madvised = vma->vm_flags & VM_HUGEPAGE;
 	fault.has_mempolicy = vma->vm_policy || current->mempolicy;
+	fault.local_disallowed = !node_isset(numa_node_id(),
+					     cpuset_current_mems_allowed);
 
 	config = thpnuma_effective_config(&overridden);
 	switch (thpnuma_decide(config, &fault)) {
@@ -277,6 +290,8 @@ static void notrace thpnuma_alloc_hook(struct pt_regs *regs,
 	default:
 		return;
 	}
+	config &= ~THPNUMA_CFG_OVERRIDES;
+	thpnuma_set_arg1(regs, overridden ? config | DECIDED_BY_OVERRIDE : config);
 	instruction_pointer_set(regs, target);
 }
 

@@ -84,8 +84,12 @@ enum thpnuma_action thpnuma_decide(u32 config, const struct thpnuma_fault *f)
 		return THPNUMA_ACT_IGNORE;
 	if (cfg.scope == THPNUMA_SCOPE_MADVISE && !f->madvised)
 		return THPNUMA_ACT_IGNORE;
-	/* An explicit memory policy is the user's word: it wins. */
-	if (f->has_mempolicy)
+	/*
+	 * An explicit memory policy is the user's word: it wins. So does a
+	 * cpuset that keeps the task off its CPU's node: there is no local
+	 * node to prefer, and strict-local would never get a THP.
+	 */
+	if (f->has_mempolicy || f->local_disallowed)
 		return THPNUMA_ACT_PASSTHROUGH;
 
 	switch (cfg.policy) {

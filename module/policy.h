@@ -84,6 +84,7 @@ struct thpnuma_fault {
 	bool thp_fault;		/* called from do_huge_pmd_anonymous_page() */
 	bool madvised;		/* VMA has VM_HUGEPAGE */
 	bool has_mempolicy;	/* VMA or task has a non-default mempolicy */
+	bool local_disallowed;	/* the task's cpuset excludes the local node */
 };
 
 enum thpnuma_action thpnuma_decide(u32 config, const struct thpnuma_fault *f);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # make check: host unit tests, the DKMS build test and the VM suite on every
-# supported kernel. Each part prints its own "N passed, N failed" line; the
-# last line here is their total.
+# supported kernel; with CHECK_STRESS=1, make check-stress too. Each part
+# prints its own "N passed, N failed" line; the last line here is their
+# total.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 logdir=$top/build/check-logs
@@ -33,6 +34,8 @@ kernels=$(sed -n 's/^SUPPORTED_KERNELS := //p' "$top/kernels.mk")
 part host make -s -C "$top/tests/host" check
 part dkms "$top/tests/dkms/check-dkms.sh" $kernels
 part vm make -s -C "$top" check-vm
+# CI adds the long safety tests, so that one total line covers both.
+[ -n "${CHECK_STRESS:-}" ] && part stress make -s -C "$top" check-stress
 
 echo "check: finished in $(( $(date +%s) - start )) s; logs in $logdir${broken:+; parts that broke:$broken}"
 echo "$passed passed, $failed failed, $skipped skipped"

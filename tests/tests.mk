@@ -4,16 +4,20 @@
 GUEST_BIN := $(BUILD)/guest-bin
 GUEST_C := $(wildcard $(TOP)/tests/guest/*.c)
 GUEST_SH := $(wildcard $(TOP)/tests/guest/*.sh)
-STATIC_CFLAGS := $(CFLAGS) $(WARN) -Wno-clobbered -static -I$(TOP)/tests/include -I$(TOP)/module
+STATIC_CFLAGS := $(CFLAGS) $(WARN) -Wno-clobbered -static -I$(TOP)/tests/include -I$(TOP)/module \
+	-I$(TOP)/userspace/workloads
+# The guest tests share the workloads' node and memory helpers.
+GUEST_LIBS := $(TOP)/module/policy.c $(TOP)/userspace/workloads/wl.c
 
 .PHONY: deps guest-bin initramfs check-host check-dkms check-vm check-stress demo
 
 deps:
 	$(TOP)/tests/install-deps.sh
 
-$(GUEST_BIN)/%: $(TOP)/tests/guest/%.c $(wildcard $(TOP)/tests/include/*.h $(TOP)/tests/guest/*.h) $(TOP)/module/policy.c
+$(GUEST_BIN)/%: $(TOP)/tests/guest/%.c $(wildcard $(TOP)/tests/include/*.h $(TOP)/tests/guest/*.h) \
+		$(GUEST_LIBS) $(TOP)/userspace/workloads/wl.h
 	@mkdir -p $(GUEST_BIN)
-	$(CC) $(STATIC_CFLAGS) -o $@ $< $(TOP)/module/policy.c -lpthread
+	$(CC) $(STATIC_CFLAGS) -o $@ $< $(GUEST_LIBS) -lpthread
 
 guest-bin: $(patsubst $(TOP)/tests/guest/%.c,$(GUEST_BIN)/%,$(GUEST_C)) static-userspace
 	@mkdir -p $(GUEST_BIN)

@@ -65,7 +65,7 @@ FIXTURE_SETUP(loadloop)
 	if (module_loaded())
 		module_unload();
 	/* Pressure on node 1, where the faulter runs. */
-	self->hog = start_hog(1, node_wmark_kb(1, "low") + 4 * 1024);
+	self->hog = start_hog(1, wl_node_wmark_kb(1, "low") + 4 * 1024);
 	ASSERT_LT(0, self->hog);
 	self->faulter = start_faulter(1, &self->count_fd);
 	ASSERT_LT(0, self->faulter);

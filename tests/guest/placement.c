@@ -174,8 +174,8 @@ FIXTURE_SETUP(storm)
 	self->hog = start_storm_hog();
 	ASSERT_LT(0, self->hog);
 	TH_LOG("node0 MemFree after hog: %ld kB (watermarks min %ld low %ld high %ld kB)",
-	       node_meminfo_kb(0, "MemFree"), node_wmark_kb(0, "min"),
-	       node_wmark_kb(0, "low"), node_wmark_kb(0, "high"));
+	       wl_node_meminfo_kb(0, "MemFree"), wl_node_wmark_kb(0, "min"),
+	       wl_node_wmark_kb(0, "low"), wl_node_wmark_kb(0, "high"));
 }
 
 FIXTURE_TEARDOWN(storm)
@@ -273,6 +273,24 @@ TEST_F_TIMEOUT(free_node, bound_task_is_passthrough, 120)
 	ASSERT_EQ(0, set_mempolicy_nodes(MPOL_BIND, 1UL << 1));
 	fault_region(&m, SMALL_REGION, MADV_HUGEPAGE);
 	set_mempolicy_nodes(MPOL_DEFAULT, 0);
+	log_measurement(_metadata, &m);
+	EXPECT_EQ(want, placed(&m, 1));
+	EXPECT_EQ(0, placed(&m, 0));
+	EXPECT_EQ(want, (long)delta(&m, 0, ST_PASSTHROUGH));
+	EXPECT_EQ(0ULL, delta_sum(&m, ST_LOCAL) + delta_sum(&m, ST_REMOTE) +
+		     delta_sum(&m, ST_FALLBACK));
+}
+
+/* So does a cpuset that keeps the task off its CPU's node. */
+TEST_F_TIMEOUT(free_node, cpuset_without_local_node_is_passthrough, 120)
+{
+	const long want = SMALL_REGION / HPAGE_SIZE;
+	struct measurement m;
+
+	if (cpuset_enter("thpnuma-node1", "1"))
+		SKIP(return, "no cgroup-v2 cpuset controller: %s", strerror(errno));
+	fault_region(&m, SMALL_REGION, MADV_HUGEPAGE);
+	cpuset_leave("thpnuma-node1");
 	log_measurement(_metadata, &m);
 	EXPECT_EQ(want, placed(&m, 1));
 	EXPECT_EQ(0, placed(&m, 0));

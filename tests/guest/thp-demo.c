@@ -16,13 +16,13 @@ int main(void)
 
 	pin_to_node(0);
 	drop_caches();
-	hog = start_hog(0, node_wmark_kb(0, "low") + 4 * 1024);
+	hog = start_hog(0, wl_node_wmark_kb(0, "low") + 4 * 1024);
 	if (hog < 0 || !(p = map_region(REGION, MADV_HUGEPAGE))) {
 		fprintf(stderr, "thp-demo: setup failed\n");
 		return 1;
 	}
 	printf("  node 0 filled by a hog: %ld MiB free; faulting %lu MiB from node 0\n",
-	       node_meminfo_kb(0, "MemFree") / 1024, REGION / MiB);
+	       wl_node_meminfo_kb(0, "MemFree") / 1024, REGION / MiB);
 	node_thps(before, nodes);
 	pswpout = vmstat("pswpout");
 	fallback = vmstat("thp_fault_fallback");

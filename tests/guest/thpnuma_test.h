@@ -13,9 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "wl.h"
 
 #define THPNUMA_DEBUGFS	"/sys/kernel/debug/thpnuma"
 #define THPNUMA_KO	"/lib/thpnuma.ko"
@@ -28,12 +32,6 @@
 enum { ST_LOCAL, ST_REMOTE, ST_FALLBACK, ST_PASSTHROUGH, ST_REMOTE_IN,
 	ST_COMPACT_STALL, ST_COMPACT_SUCCESS, ST_COMPACT_FAIL,
 	ST_RECLAIM_STALL, ST_RECLAIM_PAGES, ST_ALLOC_NS };
-
-#ifndef MPOL_BIND
-#define MPOL_DEFAULT	0
-#define MPOL_BIND	2
-#define MPOL_INTERLEAVE	3
-#endif
 
 static inline int write_file(const char *path, const char *s)
 {
@@ -108,53 +106,10 @@ static inline int nr_nodes(void)
 	}
 }
 
-/* A per-node meminfo field in kB, e.g. "AnonHugePages" or "MemFree". */
-static inline long node_meminfo_kb(int node, const char *key)
-{
-	char path[64], line[256], name[64];
-	long val = -1, kb;
-	int nid;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", node);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Node %d %63[^:]: %ld", &nid, name, &kb) == 3 &&
-		    !strcmp(name, key))
-			val = kb;
-	fclose(f);
-	return val;
-}
-
 static inline void node_thps(long *thps, int nodes)
 {
 	for (int n = 0; n < nodes; n++)
-		thps[n] = node_meminfo_kb(n, "AnonHugePages") / 2048;
-}
-
-/* Sum of one watermark ("min", "low", "high") over @node's zones, in kB. */
-static inline long node_wmark_kb(int node, const char *which)
-{
-	char fmt[32];
-
-	char line[256];
-	long sum = 0, pages;
-	int nid, in_node = 0;
-	FILE *f = fopen("/proc/zoneinfo", "r");
-
-	if (!f)
-		return -1;
-	snprintf(fmt, sizeof(fmt), " %s %%ld", which);
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "Node %d, zone", &nid) == 1)
-			in_node = nid == node;
-		else if (in_node && sscanf(line, fmt, &pages) == 1)
-			sum += pages;
-	}
-	fclose(f);
-	return sum * (getpagesize() / 1024);
+		thps[n] = wl_node_meminfo_kb(n, "AnonHugePages") / 2048;
 }
 
 struct thp_stats {
@@ -291,7 +246,7 @@ static inline pid_t start_hog(int node, long free_kb)
 		close(pipefd[0]);
 		if (set_mempolicy_nodes(MPOL_BIND, 1UL << node))
 			_exit(1);
-		while (node_meminfo_kb(node, "MemFree") > free_kb + 4096) {
+		while (wl_node_meminfo_kb(node, "MemFree") > free_kb + 4096) {
 			char *p = mmap(NULL, chunk, PROT_READ | PROT_WRITE,
 				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
@@ -322,7 +277,7 @@ static inline pid_t start_hog(int node, long free_kb)
  */
 static inline pid_t start_storm_hog(void)
 {
-	return start_hog(0, node_wmark_kb(0, "low") + 4 * 1024);
+	return start_hog(0, wl_node_wmark_kb(0, "low") + 4 * 1024);
 }
 
 /* Whether a swap device is active (the storm needs zram swap). */
@@ -418,6 +373,43 @@ out:
 	if (kflags >= 0)
 		close(kflags);
 	return ret;
+}
+
+#define CGROUP_ROOT	"/sys/fs/cgroup"
+
+/*
+ * Move this process into a new cgroup-v2 cpuset limited to @mems ("1").
+ * Returns -1 when the kernel has no cpuset controller to give.
+ */
+static inline int cpuset_enter(const char *name, const char *mems)
+{
+	char path[128], pid[16];
+
+	if (access(CGROUP_ROOT "/cgroup.controllers", F_OK) &&
+	    mount("none", CGROUP_ROOT, "cgroup2", 0, NULL))
+		return -1;
+	if (write_file(CGROUP_ROOT "/cgroup.subtree_control", "+cpuset"))
+		return -1;
+	snprintf(path, sizeof(path), CGROUP_ROOT "/%s", name);
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -1;
+	snprintf(path, sizeof(path), CGROUP_ROOT "/%s/cpuset.mems", name);
+	if (write_file(path, mems))
+		return -1;
+	snprintf(path, sizeof(path), CGROUP_ROOT "/%s/cgroup.procs", name);
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	return write_file(path, pid);
+}
+
+/* Back to the root cgroup, and remove the one cpuset_enter() made. */
+static inline void cpuset_leave(const char *name)
+{
+	char path[128], pid[16];
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	write_file(CGROUP_ROOT "/cgroup.procs", pid);
+	snprintf(path, sizeof(path), CGROUP_ROOT "/%s", name);
+	rmdir(path);
 }
 
 static inline void drop_caches(void)

@@ -158,6 +158,7 @@ FIXTURE_SETUP(decide)
 	self->fault.thp_fault = true;
 	self->fault.madvised = false;
 	self->fault.has_mempolicy = false;
+	self->fault.local_disallowed = false;
 }
 
 FIXTURE_TEARDOWN(decide)
@@ -185,6 +186,14 @@ TEST_F(decide, other_allocations_are_ignored)
 TEST_F(decide, explicit_mempolicy_wins)
 {
 	self->fault.has_mempolicy = true;
+	EXPECT_EQ(THPNUMA_ACT_PASSTHROUGH,
+		  thpnuma_decide(config(variant->policy, 0, THPNUMA_SCOPE_ALL),
+				 &self->fault));
+}
+
+TEST_F(decide, cpuset_without_the_local_node_wins)
+{
+	self->fault.local_disallowed = true;
 	EXPECT_EQ(THPNUMA_ACT_PASSTHROUGH,
 		  thpnuma_decide(config(variant->policy, 0, THPNUMA_SCOPE_ALL),
 				 &self->fault));

@@ -34,6 +34,8 @@ TOPOLOGIES = {
     # name: (nodes, default MiB per node)
     "2n": (2, 768),
     "4n": (4, 640),
+    # For tests whose footprint must fit on one node (conformance.sh).
+    "2n-large": (2, 1536),
 }
 
 
@@ -149,7 +151,7 @@ class Result:
 
     def line(self):
         d = "  (%s)" % self.detail if self.detail else ""
-        return "%-4s %-22s %-3s %s%s" % (self.status, self.kver, self.topo, self.name, d)
+        return "%-4s %-22s %-8s %s%s" % (self.status, self.kver, self.topo, self.name, d)
 
 
 def parse(kver, topo, tests, results_text, console_text):

@@ -22,6 +22,7 @@
 #define MPOL_DEFAULT	0
 #define MPOL_PREFERRED	1
 #define MPOL_BIND	2
+#define MPOL_INTERLEAVE	3
 #endif
 #ifndef MPOL_MF_STRICT
 #define MPOL_MF_STRICT	(1 << 0)
