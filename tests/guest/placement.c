@@ -264,6 +264,22 @@ TEST_F_TIMEOUT(free_node, all_thps_local, 120)
 	EXPECT_EQ(0ULL, delta_sum(&m, ST_REMOTE) + delta_sum(&m, ST_FALLBACK));
 }
 
+/*
+ * Every THP fault of the task (on node 0's CPU) was left to the kernel and
+ * counted as passthrough, and the kernel placed @on_node0 and @on_node1.
+ */
+static void expect_passthrough(struct __test_metadata *_metadata,
+			       const struct measurement *m,
+			       long on_node0, long on_node1)
+{
+	log_measurement(_metadata, m);
+	EXPECT_EQ(on_node0, placed(m, 0));
+	EXPECT_EQ(on_node1, placed(m, 1));
+	EXPECT_EQ(on_node0 + on_node1, (long)delta(m, 0, ST_PASSTHROUGH));
+	EXPECT_EQ(0ULL, delta_sum(m, ST_LOCAL) + delta_sum(m, ST_REMOTE) +
+		     delta_sum(m, ST_FALLBACK));
+}
+
 /* Explicit memory policies win over every thpnuma policy. */
 TEST_F_TIMEOUT(free_node, bound_task_is_passthrough, 120)
 {
@@ -273,12 +289,7 @@ TEST_F_TIMEOUT(free_node, bound_task_is_passthrough, 120)
 	ASSERT_EQ(0, set_mempolicy_nodes(MPOL_BIND, 1UL << 1));
 	fault_region(&m, SMALL_REGION, MADV_HUGEPAGE);
 	set_mempolicy_nodes(MPOL_DEFAULT, 0);
-	log_measurement(_metadata, &m);
-	EXPECT_EQ(want, placed(&m, 1));
-	EXPECT_EQ(0, placed(&m, 0));
-	EXPECT_EQ(want, (long)delta(&m, 0, ST_PASSTHROUGH));
-	EXPECT_EQ(0ULL, delta_sum(&m, ST_LOCAL) + delta_sum(&m, ST_REMOTE) +
-		     delta_sum(&m, ST_FALLBACK));
+	expect_passthrough(_metadata, &m, 0, want);
 }
 
 /* So does a cpuset that keeps the task off its CPU's node. */
@@ -291,12 +302,7 @@ TEST_F_TIMEOUT(free_node, cpuset_without_local_node_is_passthrough, 120)
 		SKIP(return, "no cgroup-v2 cpuset controller: %s", strerror(errno));
 	fault_region(&m, SMALL_REGION, MADV_HUGEPAGE);
 	cpuset_leave("thpnuma-node1");
-	log_measurement(_metadata, &m);
-	EXPECT_EQ(want, placed(&m, 1));
-	EXPECT_EQ(0, placed(&m, 0));
-	EXPECT_EQ(want, (long)delta(&m, 0, ST_PASSTHROUGH));
-	EXPECT_EQ(0ULL, delta_sum(&m, ST_LOCAL) + delta_sum(&m, ST_REMOTE) +
-		     delta_sum(&m, ST_FALLBACK));
+	expect_passthrough(_metadata, &m, 0, want);
 }
 
 TEST_F_TIMEOUT(free_node, interleaved_task_is_passthrough, 120)
@@ -307,13 +313,8 @@ TEST_F_TIMEOUT(free_node, interleaved_task_is_passthrough, 120)
 	ASSERT_EQ(0, set_mempolicy_nodes(MPOL_INTERLEAVE, 0x3));
 	fault_region(&m, SMALL_REGION, MADV_HUGEPAGE);
 	set_mempolicy_nodes(MPOL_DEFAULT, 0);
-	log_measurement(_metadata, &m);
 	/* Interleave alternates nodes per THP: half each. */
-	EXPECT_EQ(want / 2, placed(&m, 0));
-	EXPECT_EQ(want / 2, placed(&m, 1));
-	EXPECT_EQ(want, (long)delta(&m, 0, ST_PASSTHROUGH));
-	EXPECT_EQ(0ULL, delta_sum(&m, ST_LOCAL) + delta_sum(&m, ST_REMOTE) +
-		     delta_sum(&m, ST_FALLBACK));
+	expect_passthrough(_metadata, &m, want / 2, want / 2);
 }
 
 /* scope=madvise: THP faults in VMAs without MADV_HUGEPAGE are untouched. */
