@@ -11,11 +11,12 @@ passed=0 failed=0 skipped=0 broken=""
 start=$(date +%s)
 
 part() {
-	local name=$1 log=$logdir/$1.log summary p f s
+	local name=$1 log=$logdir/$1.log summary p f s t0=$(date +%s)
 	shift
 	echo "== $name: $*"
 	"$@" 2>&1 | tee "$log"
 	local rc=${PIPESTATUS[0]}
+	echo "== $name: finished in $(( $(date +%s) - t0 )) s"
 	summary=$(grep -E '^([a-z]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 	if [ -z "$summary" ]; then
 		broken="$broken $name"
