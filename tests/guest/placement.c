@@ -298,8 +298,9 @@ TEST_F_TIMEOUT(free_node, cpuset_without_local_node_is_passthrough, 120)
 	const long want = SMALL_REGION / HPAGE_SIZE;
 	struct measurement m;
 
-	if (cpuset_enter("thpnuma-node1", "1"))
-		SKIP(return, "no cgroup-v2 cpuset controller: %s", strerror(errno));
+	if (!cpuset_available())
+		SKIP(return, "no cgroup-v2 cpuset controller");
+	ASSERT_EQ(0, cpuset_enter("thpnuma-node1", "1"));
 	fault_region(&m, SMALL_REGION, MADV_HUGEPAGE);
 	cpuset_leave("thpnuma-node1");
 	expect_passthrough(_metadata, &m, 0, want);

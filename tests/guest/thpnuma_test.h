@@ -377,25 +377,37 @@ out:
 
 #define CGROUP_ROOT	"/sys/fs/cgroup"
 
+/* Mounts cgroup v2 if needed; whether it offers the cpuset controller. */
+static inline bool cpuset_available(void)
+{
+	char controllers[256];
+
+	if (access(CGROUP_ROOT "/cgroup.controllers", F_OK) &&
+	    mount("none", CGROUP_ROOT, "cgroup2", 0, NULL))
+		return false;
+	return read_file(CGROUP_ROOT "/cgroup.controllers", controllers,
+			 sizeof(controllers)) > 0 && strstr(controllers, "cpuset");
+}
+
 /*
  * Move this process into a new cgroup-v2 cpuset limited to @mems ("1").
- * Returns -1 when the kernel has no cpuset controller to give.
+ * Returns 0 or -errno.
  */
 static inline int cpuset_enter(const char *name, const char *mems)
 {
 	char path[128], pid[16];
+	int err;
 
-	if (access(CGROUP_ROOT "/cgroup.controllers", F_OK) &&
-	    mount("none", CGROUP_ROOT, "cgroup2", 0, NULL))
-		return -1;
-	if (write_file(CGROUP_ROOT "/cgroup.subtree_control", "+cpuset"))
-		return -1;
+	err = write_file(CGROUP_ROOT "/cgroup.subtree_control", "+cpuset");
+	if (err)
+		return err;
 	snprintf(path, sizeof(path), CGROUP_ROOT "/%s", name);
 	if (mkdir(path, 0755) && errno != EEXIST)
-		return -1;
+		return -errno;
 	snprintf(path, sizeof(path), CGROUP_ROOT "/%s/cpuset.mems", name);
-	if (write_file(path, mems))
-		return -1;
+	err = write_file(path, mems);
+	if (err)
+		return err;
 	snprintf(path, sizeof(path), CGROUP_ROOT "/%s/cgroup.procs", name);
 	snprintf(pid, sizeof(pid), "%d", getpid());
 	return write_file(path, pid);

@@ -347,7 +347,7 @@ THPNUMACTL_DEBUGFS=$dbg
 # debugfs is 0700 root: an ordinary user cannot even look inside.
 # uid 65534 runs a copy of the binary from the work directory: the build
 # tree may sit under a directory it cannot enter (a mktemp -d checkout).
-nobody_cannot_run=""
+nobody_skip="needs root and setpriv to drop it"
 if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
 	priv=$work/priv
 	mkdir -p "$priv"
@@ -357,11 +357,14 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
 	chmod 700 "$priv/t/debug"
 	# Probed through env as the checks run it: setpriv's own exec has
 	# been seen to succeed where a child's does not.
-	setpriv --reuid=65534 --regid=65534 --clear-groups \
-		env "$priv/thpnumactl" --help > /dev/null 2>&1 ||
-		nobody_cannot_run="uid 65534 cannot run $priv/thpnumactl (a parent directory is closed to it)"
+	if setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env "$priv/thpnumactl" --help > /dev/null 2>&1; then
+		nobody_skip=""
+	else
+		nobody_skip="uid 65534 cannot run $priv/thpnumactl (a parent directory is closed to it)"
+	fi
 fi
-if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null && [ -z "$nobody_cannot_run" ]; then
+if [ -z "$nobody_skip" ]; then
 	as_nobody() {
 		setpriv --reuid=65534 --regid=65534 --clear-groups \
 			env THPNUMACTL_DEBUGFS="$priv/t/debug/thpnuma" \
@@ -395,7 +398,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null && [ -z "$nobody_canno
 	fi
 else
 	n=$((n + 1))
-	echo "ok $n - non-root checks # SKIP ${nobody_cannot_run:-needs root and setpriv to drop it}"
+	echo "ok $n - non-root checks # SKIP $nobody_skip"
 fi
 
 [ "$fails" -eq 0 ]
