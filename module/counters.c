@@ -12,28 +12,6 @@
 #include <linux/slab.h>
 #include "thpnuma.h"
 
-const char *const thpnuma_counter_names[THPNUMA_NR_COUNTERS] = {
-	[THPNUMA_THP_LOCAL]		= "thp_local",
-	[THPNUMA_THP_REMOTE]		= "thp_remote",
-	[THPNUMA_THP_FALLBACK]		= "thp_fallback",
-	[THPNUMA_PASSTHROUGH]		= "passthrough",
-	[THPNUMA_THP_REMOTE_IN]		= "thp_remote_in",
-	[THPNUMA_COMPACT_STALL]		= "compact_stall",
-	[THPNUMA_COMPACT_SUCCESS]	= "compact_success",
-	[THPNUMA_COMPACT_FAIL]		= "compact_fail",
-	[THPNUMA_RECLAIM_STALL]		= "reclaim_stall",
-	[THPNUMA_RECLAIM_PAGES]		= "reclaim_pages",
-	[THPNUMA_ALLOC_NS]		= "alloc_ns",
-};
-
-const char *const thpnuma_policy_counter_names[THPNUMA_NR_POLICY_COUNTERS] = {
-	[THPNUMA_PC_THP_LOCAL]		= "thp_local",
-	[THPNUMA_PC_THP_REMOTE]		= "thp_remote",
-	[THPNUMA_PC_THP_FALLBACK]	= "thp_fallback",
-	[THPNUMA_PC_PASSTHROUGH]	= "passthrough",
-	[THPNUMA_PC_BY_OVERRIDE]	= "by_override",
-};
-
 u64 __percpu *thpnuma_counters;
 u64 __percpu *thpnuma_policy_counters;
 

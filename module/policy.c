@@ -29,6 +29,7 @@ static int thpnuma_scnprintf(char *buf, size_t size, const char *fmt, ...)
 }
 #endif
 
+#include "counters.h"
 #include "policy.h"
 
 const char *const thpnuma_policy_names[THPNUMA_NR_POLICIES] = {
@@ -40,6 +41,44 @@ const char *const thpnuma_policy_names[THPNUMA_NR_POLICIES] = {
 const char *const thpnuma_scope_names[THPNUMA_NR_SCOPES] = {
 	[THPNUMA_SCOPE_ALL]	= "all",
 	[THPNUMA_SCOPE_MADVISE]	= "madvise",
+};
+
+#define COUNTER_NAME(id, name, help)	#name,
+#define COUNTER_HELP(id, name, help)	help,
+
+const char *const thpnuma_counter_names[THPNUMA_NR_COUNTERS] = {
+	THPNUMA_NODE_COUNTERS(COUNTER_NAME)
+};
+
+const char *const thpnuma_counter_help[THPNUMA_NR_COUNTERS] = {
+	THPNUMA_NODE_COUNTERS(COUNTER_HELP)
+};
+
+const char *const thpnuma_policy_counter_names[THPNUMA_NR_POLICY_COUNTERS] = {
+	THPNUMA_POLICY_COUNTERS(COUNTER_NAME)
+};
+
+const char *const thpnuma_policy_counter_help[THPNUMA_NR_POLICY_COUNTERS] = {
+	THPNUMA_POLICY_COUNTERS(COUNTER_HELP)
+};
+
+const struct thpnuma_setting thpnuma_settings[THPNUMA_NR_SETTINGS] = {
+	[THPNUMA_SETTING_POLICY] = {
+		.id		= THPNUMA_SETTING_POLICY,
+		.name		= "policy",
+		.choices	= thpnuma_policy_names,
+		.nr_choices	= THPNUMA_NR_POLICIES,
+	},
+	[THPNUMA_SETTING_ZONE_RECLAIM] = {
+		.id		= THPNUMA_SETTING_ZONE_RECLAIM,
+		.name		= "zone_reclaim",
+	},
+	[THPNUMA_SETTING_SCOPE] = {
+		.id		= THPNUMA_SETTING_SCOPE,
+		.name		= "scope",
+		.choices	= thpnuma_scope_names,
+		.nr_choices	= THPNUMA_NR_SCOPES,
+	},
 };
 
 #define CFG_POLICY_SHIFT	0
@@ -63,6 +102,35 @@ struct thpnuma_config thpnuma_config_unpack(u32 word)
 	};
 
 	return cfg;
+}
+
+unsigned int thpnuma_config_get_field(const struct thpnuma_config *cfg,
+				      enum thpnuma_setting_id id)
+{
+	switch (id) {
+	case THPNUMA_SETTING_POLICY:
+		return cfg->policy;
+	case THPNUMA_SETTING_ZONE_RECLAIM:
+		return cfg->zone_reclaim;
+	default:
+		return cfg->scope;
+	}
+}
+
+void thpnuma_config_set_field(struct thpnuma_config *cfg,
+			      enum thpnuma_setting_id id, unsigned int value)
+{
+	switch (id) {
+	case THPNUMA_SETTING_POLICY:
+		cfg->policy = value;
+		break;
+	case THPNUMA_SETTING_ZONE_RECLAIM:
+		cfg->zone_reclaim = value;
+		break;
+	default:
+		cfg->scope = value;
+		break;
+	}
 }
 
 u32 thpnuma_config_apply_override(u32 global, u32 override)
@@ -225,4 +293,21 @@ int thpnuma_format_choices(char *buf, size_t size, const char *const *names,
 	}
 	len += scnprintf(buf + len, size - len, "\n");
 	return len;
+}
+
+int thpnuma_parse_setting(const struct thpnuma_setting *s, const char *buf,
+			  size_t len, unsigned int *out)
+{
+	if (!s->choices)
+		return thpnuma_parse_zone_reclaim(buf, len, out);
+	return thpnuma_parse_choice(buf, len, s->choices, s->nr_choices, out);
+}
+
+int thpnuma_format_setting(const struct thpnuma_setting *s,
+			   unsigned int value, char *buf, size_t size)
+{
+	if (!s->choices)
+		return scnprintf(buf, size, "%u\n", value);
+	return thpnuma_format_choices(buf, size, s->choices, s->nr_choices,
+				      value);
 }

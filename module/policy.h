@@ -56,6 +56,38 @@ u32 thpnuma_config_pack(const struct thpnuma_config *cfg);
 struct thpnuma_config thpnuma_config_unpack(u32 word);
 
 /*
+ * The run-time settings, each a field of struct thpnuma_config, a module
+ * parameter and a debugfs file of the same name.
+ */
+enum thpnuma_setting_id {
+	THPNUMA_SETTING_POLICY,
+	THPNUMA_SETTING_ZONE_RECLAIM,
+	THPNUMA_SETTING_SCOPE,
+	THPNUMA_NR_SETTINGS,
+};
+
+struct thpnuma_setting {
+	enum thpnuma_setting_id id;
+	const char *name;
+	const char *const *choices;	/* NULL: a zone_reclaim bit mask */
+	unsigned int nr_choices;
+};
+
+extern const struct thpnuma_setting thpnuma_settings[THPNUMA_NR_SETTINGS];
+
+unsigned int thpnuma_config_get_field(const struct thpnuma_config *cfg,
+				      enum thpnuma_setting_id id);
+void thpnuma_config_set_field(struct thpnuma_config *cfg,
+			      enum thpnuma_setting_id id, unsigned int value);
+
+/* A whole write to setting @s: one of its choices, or 0-7; else -EINVAL. */
+int thpnuma_parse_setting(const struct thpnuma_setting *s, const char *buf,
+			  size_t len, unsigned int *out);
+/* @value as the setting's file shows it: "a [b] c\n" or "5\n". */
+int thpnuma_format_setting(const struct thpnuma_setting *s,
+			   unsigned int value, char *buf, size_t size);
+
+/*
  * Set in the global word while any per-process override exists, so the
  * fault path pays for a lookup only then. pack() leaves it clear.
  */

@@ -5,25 +5,8 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/types.h>
+#include "counters.h"
 #include "policy.h"
-
-/* Per-node counters; the order is the column order of the stats file. */
-enum thpnuma_counter {
-	THPNUMA_THP_LOCAL,
-	THPNUMA_THP_REMOTE,
-	THPNUMA_THP_FALLBACK,
-	THPNUMA_PASSTHROUGH,
-	THPNUMA_THP_REMOTE_IN,
-	THPNUMA_COMPACT_STALL,
-	THPNUMA_COMPACT_SUCCESS,
-	THPNUMA_COMPACT_FAIL,
-	THPNUMA_RECLAIM_STALL,
-	THPNUMA_RECLAIM_PAGES,
-	THPNUMA_ALLOC_NS,
-	THPNUMA_NR_COUNTERS,
-};
-
-extern const char *const thpnuma_counter_names[THPNUMA_NR_COUNTERS];
 
 /* [nid * THPNUMA_NR_COUNTERS + counter], one copy per CPU. */
 extern u64 __percpu *thpnuma_counters;
@@ -33,19 +16,6 @@ static inline void thpnuma_count(int nid, enum thpnuma_counter c, u64 delta)
 {
 	this_cpu_add(thpnuma_counters[nid * THPNUMA_NR_COUNTERS + c], delta);
 }
-
-/* Per-policy counters; the order is the column order of the policies file. */
-enum thpnuma_policy_counter {
-	THPNUMA_PC_THP_LOCAL,
-	THPNUMA_PC_THP_REMOTE,
-	THPNUMA_PC_THP_FALLBACK,
-	THPNUMA_PC_PASSTHROUGH,
-	THPNUMA_PC_BY_OVERRIDE,		/* faults decided by a per-process override */
-	THPNUMA_NR_POLICY_COUNTERS,
-};
-
-extern const char *const
-thpnuma_policy_counter_names[THPNUMA_NR_POLICY_COUNTERS];
 
 /* [policy * THPNUMA_NR_POLICY_COUNTERS + counter], one copy per CPU. */
 extern u64 __percpu *thpnuma_policy_counters;

@@ -134,7 +134,7 @@ static int table_lines_equal_width(const char *text)
 static void test_good_2node(void)
 {
 	struct thpnuma_stats st;
-	uint64_t total[STAT_NR_COUNTERS];
+	uint64_t total[THPNUMA_NR_COUNTERS];
 	struct derived_stats d;
 	char err[256] = "", *text;
 	int ret;
@@ -145,12 +145,12 @@ static void test_good_2node(void)
 		return;
 	result(st.nr_nodes == 2 && st.nodes[0].node == 0 &&
 	       st.nodes[1].node == 1, "two nodes, in order");
-	result(st.nodes[0].counter[STAT_THP_LOCAL] == 100 &&
-	       st.nodes[0].counter[STAT_ALLOC_NS] == 214000000 &&
-	       st.nodes[1].counter[STAT_THP_REMOTE_IN] == 5,
+	result(st.nodes[0].counter[THPNUMA_THP_LOCAL] == 100 &&
+	       st.nodes[0].counter[THPNUMA_ALLOC_NS] == 214000000 &&
+	       st.nodes[1].counter[THPNUMA_THP_REMOTE_IN] == 5,
 	       "values land in their counters");
 	stats_total(&st, total);
-	result(total[STAT_THP_LOCAL] == 100 && total[STAT_THP_REMOTE_IN] == 5,
+	result(total[THPNUMA_THP_LOCAL] == 100 && total[THPNUMA_THP_REMOTE_IN] == 5,
 	       "totals add the nodes");
 	stats_derive(st.nodes[0].counter, &d);
 	result(d.valid && d.local_pct > 93.45 && d.local_pct < 93.46 &&
@@ -202,7 +202,7 @@ static void test_good_2node(void)
 static void test_huge(void)
 {
 	struct thpnuma_stats st;
-	uint64_t total[STAT_NR_COUNTERS];
+	uint64_t total[THPNUMA_NR_COUNTERS];
 	struct derived_stats d;
 	char err[256] = "", *text;
 
@@ -211,10 +211,10 @@ static void test_huge(void)
 		return;
 	}
 	result(st.nr_nodes == 4 &&
-	       st.nodes[3].counter[STAT_THP_LOCAL] == UINT64_MAX,
+	       st.nodes[3].counter[THPNUMA_THP_LOCAL] == UINT64_MAX,
 	       "UINT64_MAX parses");
 	stats_total(&st, total);
-	result(total[STAT_THP_LOCAL] == UINT64_MAX,
+	result(total[THPNUMA_THP_LOCAL] == UINT64_MAX,
 	       "total saturates instead of wrapping");
 	stats_derive(st.nodes[3].counter, &d);
 	result(d.valid && d.local_pct == 50.0,
@@ -247,9 +247,9 @@ static void test_tolerated(void)
 		result(0, "an unknown column is skipped (%s)", err);
 	} else {
 		result(st.nr_nodes == 1 &&
-		       st.nodes[0].counter[STAT_THP_LOCAL] == 1 &&
-		       st.nodes[0].counter[STAT_THP_REMOTE] == 2 &&
-		       st.nodes[0].counter[STAT_ALLOC_NS] == 11,
+		       st.nodes[0].counter[THPNUMA_THP_LOCAL] == 1 &&
+		       st.nodes[0].counter[THPNUMA_THP_REMOTE] == 2 &&
+		       st.nodes[0].counter[THPNUMA_ALLOC_NS] == 11,
 		       "an unknown column is skipped, the others found by name");
 		stats_free(&st);
 	}
@@ -257,7 +257,7 @@ static void test_tolerated(void)
 		result(0, "CRLF line ends parse (%s)", err);
 	} else {
 		result(st.nr_nodes == 1 &&
-		       st.nodes[0].counter[STAT_ALLOC_NS] == 11,
+		       st.nodes[0].counter[THPNUMA_ALLOC_NS] == 11,
 		       "CRLF line ends parse");
 		stats_free(&st);
 	}
@@ -272,13 +272,13 @@ static void test_delta(void)
 
 	parse_fixture("good-2node.txt", &prev, err, sizeof(err));
 	parse_fixture("good-2node.txt", &cur, err, sizeof(err));
-	cur.nodes[0].counter[STAT_THP_LOCAL] = 130;
-	cur.nodes[0].counter[STAT_THP_REMOTE] = 1;	/* reset in between */
+	cur.nodes[0].counter[THPNUMA_THP_LOCAL] = 130;
+	cur.nodes[0].counter[THPNUMA_THP_REMOTE] = 1;	/* reset in between */
 	stats_delta(&prev, &cur, &delta);
-	result(delta.nodes[0].counter[STAT_THP_LOCAL] == 30 &&
-	       delta.nodes[0].counter[STAT_THP_FALLBACK] == 0,
+	result(delta.nodes[0].counter[THPNUMA_THP_LOCAL] == 30 &&
+	       delta.nodes[0].counter[THPNUMA_THP_FALLBACK] == 0,
 	       "delta subtracts the previous sample");
-	result(delta.nodes[0].counter[STAT_THP_REMOTE] == 1,
+	result(delta.nodes[0].counter[THPNUMA_THP_REMOTE] == 1,
 	       "a counter that went down (reset) counts from zero");
 
 	mem = open_memstream(&text, &len);

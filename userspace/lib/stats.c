@@ -10,35 +10,6 @@
 #include <string.h>
 #include "stats.h"
 
-const char *const stat_counter_names[STAT_NR_COUNTERS] = {
-	[STAT_THP_LOCAL]	= "thp_local",
-	[STAT_THP_REMOTE]	= "thp_remote",
-	[STAT_THP_FALLBACK]	= "thp_fallback",
-	[STAT_PASSTHROUGH]	= "passthrough",
-	[STAT_THP_REMOTE_IN]	= "thp_remote_in",
-	[STAT_COMPACT_STALL]	= "compact_stall",
-	[STAT_COMPACT_SUCCESS]	= "compact_success",
-	[STAT_COMPACT_FAIL]	= "compact_fail",
-	[STAT_RECLAIM_STALL]	= "reclaim_stall",
-	[STAT_RECLAIM_PAGES]	= "reclaim_pages",
-	[STAT_ALLOC_NS]		= "alloc_ns",
-};
-
-/* Help text of each Prometheus metric. */
-static const char *const stat_counter_help[STAT_NR_COUNTERS] = {
-	[STAT_THP_LOCAL]	= "THP faults placed on the faulting CPU's node.",
-	[STAT_THP_REMOTE]	= "THP faults placed on another node.",
-	[STAT_THP_FALLBACK]	= "THP faults that fell back to small pages.",
-	[STAT_PASSTHROUGH]	= "THP faults left to the kernel's own policy.",
-	[STAT_THP_REMOTE_IN]	= "THPs this node received for faults from other nodes.",
-	[STAT_COMPACT_STALL]	= "Direct compaction attempts during THP faults.",
-	[STAT_COMPACT_SUCCESS]	= "Direct compactions that yielded a huge page.",
-	[STAT_COMPACT_FAIL]	= "Direct compactions that did not yield a huge page.",
-	[STAT_RECLAIM_STALL]	= "Direct reclaim attempts during THP faults.",
-	[STAT_RECLAIM_PAGES]	= "Pages reclaimed during THP faults.",
-	[STAT_ALLOC_NS]		= "Time spent allocating THPs, in seconds.",
-};
-
 /* Up to this many columns, so newer modules may add counters. */
 #define STATS_MAX_COLUMNS 64
 
@@ -96,7 +67,7 @@ static int split_fields(char *line, char **field, int max)
 struct stats_header {
 	int nr_columns;
 	/* Column of each known counter in a row (0 is the node id). */
-	int column[STAT_NR_COUNTERS];
+	int column[THPNUMA_NR_COUNTERS];
 };
 
 static int parse_header(char *line, int lineno, struct stats_header *hdr,
@@ -117,11 +88,11 @@ static int parse_header(char *line, int lineno, struct stats_header *hdr,
 			  lineno);
 		return -EINVAL;
 	}
-	for (c = 0; c < STAT_NR_COUNTERS; c++)
+	for (c = 0; c < THPNUMA_NR_COUNTERS; c++)
 		hdr->column[c] = -1;
 	for (i = 1; i < n; i++) {
-		for (c = 0; c < STAT_NR_COUNTERS; c++) {
-			if (strcmp(field[i], stat_counter_names[c]))
+		for (c = 0; c < THPNUMA_NR_COUNTERS; c++) {
+			if (strcmp(field[i], thpnuma_counter_names[c]))
 				continue;
 			if (hdr->column[c] >= 0) {
 				set_error(err, errlen,
@@ -133,11 +104,11 @@ static int parse_header(char *line, int lineno, struct stats_header *hdr,
 		}
 		/* Unknown columns come from a newer module: skip them. */
 	}
-	for (c = 0; c < STAT_NR_COUNTERS; c++) {
+	for (c = 0; c < THPNUMA_NR_COUNTERS; c++) {
 		if (hdr->column[c] < 0) {
 			set_error(err, errlen,
 				  "line %d: header lacks column \"%s\"",
-				  lineno, stat_counter_names[c]);
+				  lineno, thpnuma_counter_names[c]);
 			return -EINVAL;
 		}
 	}
@@ -181,20 +152,20 @@ static int parse_row(char *line, int lineno, const struct stats_header *hdr,
 	}
 	ns = &st->nodes[st->nr_nodes];
 	ns->node = (int)node;
-	for (c = 0; c < STAT_NR_COUNTERS; c++) {
+	for (c = 0; c < THPNUMA_NR_COUNTERS; c++) {
 		const char *text = field[hdr->column[c]];
 
 		ret = parse_u64(text, &ns->counter[c]);
 		if (ret == -ERANGE) {
 			set_error(err, errlen,
 				  "line %d: %s value \"%s\" exceeds 64 bits",
-				  lineno, stat_counter_names[c], text);
+				  lineno, thpnuma_counter_names[c], text);
 			return -EINVAL;
 		}
 		if (ret) {
 			set_error(err, errlen,
 				  "line %d: %s value \"%s\" is not a number",
-				  lineno, stat_counter_names[c], text);
+				  lineno, thpnuma_counter_names[c], text);
 			return -EINVAL;
 		}
 	}
@@ -280,35 +251,35 @@ static uint64_t add_saturating(uint64_t a, uint64_t b)
 }
 
 void stats_total(const struct thpnuma_stats *st,
-		 uint64_t total[STAT_NR_COUNTERS])
+		 uint64_t total[THPNUMA_NR_COUNTERS])
 {
 	unsigned int i;
 	int c;
 
-	for (c = 0; c < STAT_NR_COUNTERS; c++)
+	for (c = 0; c < THPNUMA_NR_COUNTERS; c++)
 		total[c] = 0;
 	for (i = 0; i < st->nr_nodes; i++)
-		for (c = 0; c < STAT_NR_COUNTERS; c++)
+		for (c = 0; c < THPNUMA_NR_COUNTERS; c++)
 			total[c] = add_saturating(total[c],
 						  st->nodes[i].counter[c]);
 }
 
-void stats_derive(const uint64_t counter[STAT_NR_COUNTERS],
+void stats_derive(const uint64_t counter[THPNUMA_NR_COUNTERS],
 		  struct derived_stats *d)
 {
 	/* In double: the sum of three huge u64 values must not wrap. */
-	double placed = (double)counter[STAT_THP_LOCAL] +
-			(double)counter[STAT_THP_REMOTE] +
-			(double)counter[STAT_THP_FALLBACK];
+	double placed = (double)counter[THPNUMA_THP_LOCAL] +
+			(double)counter[THPNUMA_THP_REMOTE] +
+			(double)counter[THPNUMA_THP_FALLBACK];
 
 	memset(d, 0, sizeof(*d));
 	if (placed == 0)
 		return;
 	d->valid = true;
-	d->local_pct = 100.0 * counter[STAT_THP_LOCAL] / placed;
-	d->remote_pct = 100.0 * counter[STAT_THP_REMOTE] / placed;
-	d->fallback_pct = 100.0 * counter[STAT_THP_FALLBACK] / placed;
-	d->avg_alloc_us = counter[STAT_ALLOC_NS] / placed / 1000.0;
+	d->local_pct = 100.0 * counter[THPNUMA_THP_LOCAL] / placed;
+	d->remote_pct = 100.0 * counter[THPNUMA_THP_REMOTE] / placed;
+	d->fallback_pct = 100.0 * counter[THPNUMA_THP_FALLBACK] / placed;
+	d->avg_alloc_us = counter[THPNUMA_ALLOC_NS] / placed / 1000.0;
 }
 
 int stats_delta(const struct thpnuma_stats *prev,
@@ -332,7 +303,7 @@ int stats_delta(const struct thpnuma_stats *prev,
 				before = &prev->nodes[j];
 		if (!before)
 			continue;	/* node came online: all of it is new */
-		for (c = 0; c < STAT_NR_COUNTERS; c++)
+		for (c = 0; c < THPNUMA_NR_COUNTERS; c++)
 			if (d->counter[c] >= before->counter[c])
 				d->counter[c] -= before->counter[c];
 	}
@@ -378,7 +349,7 @@ static int cell_width(const struct thpnuma_stats *st, const uint64_t *total)
 	unsigned int i;
 	int c, n;
 
-	for (c = 0; c < STAT_NR_COUNTERS; c++) {
+	for (c = 0; c < THPNUMA_NR_COUNTERS; c++) {
 		n = snprintf(NULL, 0, "%" PRIu64, total[c]);
 		if (n > width)
 			width = n;
@@ -419,7 +390,7 @@ void stats_write_table(FILE *out, const struct thpnuma_stats *st,
 		[ROW_FALLBACK]	= "fallback %",
 		[ROW_ALLOC_US]	= "avg alloc µs",
 	};
-	uint64_t total[STAT_NR_COUNTERS];
+	uint64_t total[THPNUMA_NR_COUNTERS];
 	struct derived_stats total_derived;
 	struct derived_stats *node_derived;
 	char name[32];
@@ -453,8 +424,8 @@ void stats_write_table(FILE *out, const struct thpnuma_stats *st,
 	}
 	fputc('\n', out);
 
-	for (c = 0; c < STAT_NR_COUNTERS; c++) {
-		put_label(out, stat_counter_names[c]);
+	for (c = 0; c < THPNUMA_NR_COUNTERS; c++) {
+		put_label(out, thpnuma_counter_names[c]);
 		for (i = 0; i < st->nr_nodes; i++)
 			fprintf(out, " %*" PRIu64, width,
 				st->nodes[i].counter[c]);
@@ -487,9 +458,9 @@ static void put_json_counters(FILE *out, const uint64_t *counter)
 	int c, r;
 
 	stats_derive(counter, &d);
-	for (c = 0; c < STAT_NR_COUNTERS; c++)
+	for (c = 0; c < THPNUMA_NR_COUNTERS; c++)
 		fprintf(out, "%s\"%s\": %" PRIu64, c ? ", " : "",
-			stat_counter_names[c], counter[c]);
+			thpnuma_counter_names[c], counter[c]);
 	/* No THP fault placed: the ratios are undefined, not zero. */
 	for (r = ROW_LOCAL; r <= ROW_ALLOC_US; r++) {
 		if (d.valid)
@@ -506,7 +477,7 @@ static void put_json_counters(FILE *out, const uint64_t *counter)
  */
 void stats_write_json(FILE *out, const struct thpnuma_stats *st)
 {
-	uint64_t total[STAT_NR_COUNTERS];
+	uint64_t total[THPNUMA_NR_COUNTERS];
 	unsigned int i;
 
 	stats_total(st, total);
@@ -526,20 +497,20 @@ void stats_write_prometheus(FILE *out, const struct thpnuma_stats *st)
 	unsigned int i;
 	int c;
 
-	for (c = 0; c < STAT_NR_COUNTERS; c++) {
+	for (c = 0; c < THPNUMA_NR_COUNTERS; c++) {
 		/* Prometheus wants base units: alloc_ns becomes seconds. */
-		const char *metric = c == STAT_ALLOC_NS ? "alloc_seconds" :
-				     stat_counter_names[c];
+		const char *metric = c == THPNUMA_ALLOC_NS ? "alloc_seconds" :
+				     thpnuma_counter_names[c];
 
 		fprintf(out, "# HELP thpnuma_%s_total %s\n", metric,
-			stat_counter_help[c]);
+			thpnuma_counter_help[c]);
 		fprintf(out, "# TYPE thpnuma_%s_total counter\n", metric);
 		for (i = 0; i < st->nr_nodes; i++) {
 			uint64_t v = st->nodes[i].counter[c];
 
 			fprintf(out, "thpnuma_%s_total{node=\"%d\"} ", metric,
 				st->nodes[i].node);
-			if (c == STAT_ALLOC_NS)
+			if (c == THPNUMA_ALLOC_NS)
 				fprintf(out, "%" PRIu64 ".%09" PRIu64 "\n",
 					v / 1000000000, v % 1000000000);
 			else
@@ -568,16 +539,16 @@ static void put_watch_row(FILE *out, const char *stamp, const char *node,
 	stats_derive(counter, &d);
 	if (d.valid)
 		snprintf(avg, sizeof(avg), "%.1f", d.avg_alloc_us);
-	fprintf(out, WATCH_FMT_ROW, stamp, node, counter[STAT_THP_LOCAL],
-		counter[STAT_THP_REMOTE], counter[STAT_THP_FALLBACK],
-		counter[STAT_PASSTHROUGH], counter[STAT_COMPACT_STALL],
-		counter[STAT_RECLAIM_STALL], avg);
+	fprintf(out, WATCH_FMT_ROW, stamp, node, counter[THPNUMA_THP_LOCAL],
+		counter[THPNUMA_THP_REMOTE], counter[THPNUMA_THP_FALLBACK],
+		counter[THPNUMA_PASSTHROUGH], counter[THPNUMA_COMPACT_STALL],
+		counter[THPNUMA_RECLAIM_STALL], avg);
 }
 
 void stats_write_watch_rows(FILE *out, const char *stamp,
 			    const struct thpnuma_stats *delta)
 {
-	uint64_t total[STAT_NR_COUNTERS];
+	uint64_t total[THPNUMA_NR_COUNTERS];
 	char node[16];
 	unsigned int i;
 

@@ -11,35 +11,18 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "counters.h"
 
 #ifndef __printf
 #define __printf(a, b) __attribute__((format(printf, a, b)))
 #endif
 
-/* Same names and order as the module's stats header. */
-enum stat_counter {
-	STAT_THP_LOCAL,
-	STAT_THP_REMOTE,
-	STAT_THP_FALLBACK,
-	STAT_PASSTHROUGH,
-	STAT_THP_REMOTE_IN,
-	STAT_COMPACT_STALL,
-	STAT_COMPACT_SUCCESS,
-	STAT_COMPACT_FAIL,
-	STAT_RECLAIM_STALL,
-	STAT_RECLAIM_PAGES,
-	STAT_ALLOC_NS,
-	STAT_NR_COUNTERS,
-};
-
 /* Linux's MAX_NUMNODES tops out at 1 << 10. */
 #define STATS_MAX_NODES 1024
 
-extern const char *const stat_counter_names[STAT_NR_COUNTERS];
-
 struct node_stats {
 	int node;
-	uint64_t counter[STAT_NR_COUNTERS];
+	uint64_t counter[THPNUMA_NR_COUNTERS];
 };
 
 struct thpnuma_stats {
@@ -69,8 +52,8 @@ int stats_select_node(struct thpnuma_stats *st, int node);
 
 /* Sums saturate at UINT64_MAX rather than wrap. */
 void stats_total(const struct thpnuma_stats *st,
-		 uint64_t total[STAT_NR_COUNTERS]);
-void stats_derive(const uint64_t counter[STAT_NR_COUNTERS],
+		 uint64_t total[THPNUMA_NR_COUNTERS]);
+void stats_derive(const uint64_t counter[THPNUMA_NR_COUNTERS],
 		  struct derived_stats *d);
 
 /*
