@@ -38,116 +38,47 @@ static ssize_t copy_control_write(char *kbuf, const char __user *ubuf,
 	return count;
 }
 
-/* A control file that selects one name from a list. */
-struct choice_file {
-	const char *name;
-	const char *const *choices;
-	unsigned int nr_choices;
-	unsigned int offset;	/* which field of struct thpnuma_config */
-};
-
-static unsigned int *config_field(struct thpnuma_config *cfg,
-				  const struct choice_file *cf)
+/* A setting's file: i_private is its entry in thpnuma_settings[]. */
+static int setting_show(struct seq_file *m, void *v)
 {
-	return (unsigned int *)((char *)cfg + cf->offset);
-}
-
-static const struct choice_file policy_file = {
-	.name		= "policy",
-	.choices	= thpnuma_policy_names,
-	.nr_choices	= THPNUMA_NR_POLICIES,
-	.offset		= offsetof(struct thpnuma_config, policy),
-};
-
-static const struct choice_file scope_file = {
-	.name		= "scope",
-	.choices	= thpnuma_scope_names,
-	.nr_choices	= THPNUMA_NR_SCOPES,
-	.offset		= offsetof(struct thpnuma_config, scope),
-};
-
-static int choice_show(struct seq_file *m, void *v)
-{
-	const struct choice_file *cf = m->private;
-	struct thpnuma_config cfg = thpnuma_config_get();
 	char buf[128];
 
-	thpnuma_format_choices(buf, sizeof(buf), cf->choices, cf->nr_choices,
-			       *config_field(&cfg, cf));
+	thpnuma_config_show(m->private, buf, sizeof(buf));
 	seq_puts(m, buf);
 	return 0;
 }
 
-static int choice_open(struct inode *inode, struct file *file)
+static int setting_open(struct inode *inode, struct file *file)
 {
-	return single_open(file, choice_show, inode->i_private);
+	return single_open(file, setting_show, inode->i_private);
 }
 
-static ssize_t choice_write(struct file *file, const char __user *ubuf,
-			    size_t count, loff_t *ppos)
+static ssize_t setting_write(struct file *file, const char __user *ubuf,
+			     size_t count, loff_t *ppos)
 {
-	const struct choice_file *cf =
+	const struct thpnuma_setting *s =
 		((struct seq_file *)file->private_data)->private;
 	char kbuf[THPNUMA_MAX_WRITE];
-	unsigned int choice;
+	unsigned int value;
 	ssize_t ret;
 
-	ret = copy_control_write(kbuf, ubuf, count, ppos, cf->name);
+	ret = copy_control_write(kbuf, ubuf, count, ppos, s->name);
 	if (ret < 0)
 		return ret;
-	if (thpnuma_parse_choice(kbuf, count, cf->choices, cf->nr_choices,
-				 &choice)) {
-		pr_info_ratelimited("%s: invalid value refused\n", cf->name);
+	if (thpnuma_parse_setting(s, kbuf, count, &value)) {
+		pr_info_ratelimited("%s: invalid value refused%s\n", s->name,
+				    s->choices ? "" : " (0-7)");
 		return -EINVAL;
 	}
-	thpnuma_config_update(cf->offset, choice);
+	thpnuma_config_update(s->id, value);
 	return count;
 }
 
-static const struct file_operations choice_fops = {
+static const struct file_operations setting_fops = {
 	.owner		= THIS_MODULE,
-	.open		= choice_open,
+	.open		= setting_open,
 	.read		= seq_read,
-	.write		= choice_write,
-	.llseek		= seq_lseek,
-	.release	= single_release,
-};
-
-static int zone_reclaim_show(struct seq_file *m, void *v)
-{
-	seq_printf(m, "%u\n", thpnuma_config_get().zone_reclaim);
-	return 0;
-}
-
-static int zone_reclaim_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, zone_reclaim_show, NULL);
-}
-
-static ssize_t zone_reclaim_write(struct file *file, const char __user *ubuf,
-				  size_t count, loff_t *ppos)
-{
-	char kbuf[THPNUMA_MAX_WRITE];
-	unsigned int bits;
-	ssize_t ret;
-
-	ret = copy_control_write(kbuf, ubuf, count, ppos, "zone_reclaim");
-	if (ret < 0)
-		return ret;
-	if (thpnuma_parse_zone_reclaim(kbuf, count, &bits)) {
-		pr_info_ratelimited("zone_reclaim: invalid value refused (0-7)\n");
-		return -EINVAL;
-	}
-	thpnuma_config_update(offsetof(struct thpnuma_config, zone_reclaim),
-			      bits);
-	return count;
-}
-
-static const struct file_operations zone_reclaim_fops = {
-	.owner		= THIS_MODULE,
-	.open		= zone_reclaim_open,
-	.read		= seq_read,
-	.write		= zone_reclaim_write,
+	.write		= setting_write,
 	.llseek		= seq_lseek,
 	.release	= single_release,
 };
@@ -295,9 +226,6 @@ struct thpnuma_debugfs_file {
 };
 
 static const struct thpnuma_debugfs_file thpnuma_files[] = {
-	{ "policy",		0600, &choice_fops,		&policy_file },
-	{ "zone_reclaim",	0600, &zone_reclaim_fops,	NULL },
-	{ "scope",		0600, &choice_fops,		&scope_file },
 	{ "reset",		0200, &reset_fops,		NULL },
 	{ "tasks",		0600, &tasks_fops,		NULL },
 	{ "stats",		0400, &stats_fops,		NULL },
@@ -316,6 +244,10 @@ int thpnuma_debugfs_init(void)
 		       PTR_ERR(thpnuma_dir));
 		return PTR_ERR(thpnuma_dir);
 	}
+	for (i = 0; i < THPNUMA_NR_SETTINGS; i++)
+		debugfs_create_file(thpnuma_settings[i].name, 0600,
+				    thpnuma_dir, (void *)&thpnuma_settings[i],
+				    &setting_fops);
 	for (i = 0; i < ARRAY_SIZE(thpnuma_files); i++)
 		debugfs_create_file(thpnuma_files[i].name,
 				    thpnuma_files[i].mode, thpnuma_dir,

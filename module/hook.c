@@ -245,6 +245,20 @@ static unsigned long thpnuma_skip_reclaim(struct zonelist *zonelist, int order,
 	return 0;
 }
 
+/*
+ * The configuration the current task runs under. Without overrides this
+ * is one load of the global word.
+ */
+static inline u32 effective_config(bool *overridden)
+{
+	u32 word = READ_ONCE(thpnuma_config_word);
+
+	*overridden = false;
+	if (unlikely(word & THPNUMA_CFG_OVERRIDES))
+		return thpnuma_task_config(word, overridden);
+	return word;
+}
+
 /* vma_alloc_folio(): send THP faults to the replacement for the action. */
 static void notrace thpnuma_alloc_hook(struct pt_regs *regs,
 				       unsigned long parent_ip)
@@ -269,7 +283,7 @@ static void notrace thpnuma_alloc_hook(struct pt_regs *regs,
 	fault.local_disallowed = !node_isset(numa_node_id(),
 					     cpuset_current_mems_allowed);
 
-	config = thpnuma_effective_config(&overridden);
+	config = effective_config(&overridden);
 	switch (thpnuma_decide(config, &fault)) {
 	case THPNUMA_ACT_PASSTHROUGH:
 		thpnuma_count(numa_node_id(), THPNUMA_PASSTHROUGH, 1);

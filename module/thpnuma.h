@@ -33,7 +33,7 @@ u64 *thpnuma_counters_snapshot(void);
 u64 *thpnuma_policy_counters_snapshot(void);
 void thpnuma_counters_reset(void);
 
-/* Run-time configuration: updated with cmpxchg, read locklessly. */
+/* The live configuration (config.c): updated with cmpxchg, read locklessly. */
 extern u32 thpnuma_config_word;
 
 static inline struct thpnuma_config thpnuma_config_get(void)
@@ -41,26 +41,14 @@ static inline struct thpnuma_config thpnuma_config_get(void)
 	return thpnuma_config_unpack(READ_ONCE(thpnuma_config_word));
 }
 
-void thpnuma_config_update(size_t field_offset, unsigned int value);
+void thpnuma_config_update(enum thpnuma_setting_id id, unsigned int value);
 void thpnuma_config_set_overrides(bool present);
+/* The current value of @s as its debugfs file shows it. */
+int thpnuma_config_show(const struct thpnuma_setting *s, char *buf,
+			size_t size);
 
 /* Per-process overrides (tasks.c). */
 u32 thpnuma_task_config(u32 global, bool *overridden);
-
-/*
- * The configuration the current task runs under. Without overrides this
- * is one load of the global word.
- */
-static inline u32 thpnuma_effective_config(bool *overridden)
-{
-	u32 word = READ_ONCE(thpnuma_config_word);
-
-	*overridden = false;
-	if (unlikely(word & THPNUMA_CFG_OVERRIDES))
-		return thpnuma_task_config(word, overridden);
-	return word;
-}
-
 struct seq_file;
 int thpnuma_tasks_init(void);
 void thpnuma_tasks_exit(void);

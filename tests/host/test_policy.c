@@ -2,6 +2,7 @@
 /* Host unit tests for module/policy.c, compiled from the module's own file. */
 #include <string.h>
 #include "kselftest_harness.h"
+#include "counters.h"
 #include "policy.h"
 
 static int parse_policy(const char *s, size_t len, unsigned int *out)
@@ -110,6 +111,83 @@ TEST(format_brackets_the_current_choice)
 				     THPNUMA_NR_POLICIES, 0);
 	EXPECT_STREQ("[kernel", buf);
 	EXPECT_EQ(7, len);
+}
+
+TEST(settings_parse_and_format_through_the_table)
+{
+	const struct thpnuma_setting *policy =
+		&thpnuma_settings[THPNUMA_SETTING_POLICY];
+	const struct thpnuma_setting *zr =
+		&thpnuma_settings[THPNUMA_SETTING_ZONE_RECLAIM];
+	const struct thpnuma_setting *scope =
+		&thpnuma_settings[THPNUMA_SETTING_SCOPE];
+	unsigned int out = 42, i;
+	char buf[128];
+
+	for (i = 0; i < THPNUMA_NR_SETTINGS; i++)
+		EXPECT_EQ(i, thpnuma_settings[i].id);
+	EXPECT_STREQ("policy", policy->name);
+	EXPECT_STREQ("zone_reclaim", zr->name);
+	EXPECT_STREQ("scope", scope->name);
+
+	EXPECT_EQ(0, thpnuma_parse_setting(policy, "local-then-remote\n",
+					   18, &out));
+	EXPECT_EQ(THPNUMA_POLICY_LOCAL_THEN_REMOTE, out);
+	EXPECT_EQ(0, thpnuma_parse_setting(zr, "5", 1, &out));
+	EXPECT_EQ(5, out);
+	EXPECT_EQ(-EINVAL, thpnuma_parse_setting(zr, "kernel", 6, &out));
+	EXPECT_EQ(-EINVAL, thpnuma_parse_setting(scope, "5", 1, &out));
+	EXPECT_EQ(-EINVAL, thpnuma_parse_setting(policy, "all", 3, &out));
+	EXPECT_EQ(5, out);
+
+	thpnuma_format_setting(policy, THPNUMA_POLICY_KERNEL, buf, sizeof(buf));
+	EXPECT_STREQ("[kernel] strict-local local-then-remote\n", buf);
+	thpnuma_format_setting(zr, 6, buf, sizeof(buf));
+	EXPECT_STREQ("6\n", buf);
+	thpnuma_format_setting(scope, THPNUMA_SCOPE_MADVISE, buf, sizeof(buf));
+	EXPECT_STREQ("all [madvise]\n", buf);
+}
+
+TEST(config_fields_by_setting)
+{
+	struct thpnuma_config cfg = { 0 };
+
+	thpnuma_config_set_field(&cfg, THPNUMA_SETTING_POLICY, 2);
+	thpnuma_config_set_field(&cfg, THPNUMA_SETTING_ZONE_RECLAIM, 7);
+	thpnuma_config_set_field(&cfg, THPNUMA_SETTING_SCOPE, 1);
+	EXPECT_EQ(2, cfg.policy);
+	EXPECT_EQ(7, cfg.zone_reclaim);
+	EXPECT_EQ(1, cfg.scope);
+	EXPECT_EQ(2, thpnuma_config_get_field(&cfg, THPNUMA_SETTING_POLICY));
+	EXPECT_EQ(7, thpnuma_config_get_field(&cfg,
+					      THPNUMA_SETTING_ZONE_RECLAIM));
+	EXPECT_EQ(1, thpnuma_config_get_field(&cfg, THPNUMA_SETTING_SCOPE));
+}
+
+/* Every counter has a unique column name and a meaning. */
+TEST(counter_tables_are_complete)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < THPNUMA_NR_COUNTERS; i++) {
+		ASSERT_NE(NULL, thpnuma_counter_names[i]);
+		ASSERT_NE(NULL, thpnuma_counter_help[i]);
+		EXPECT_NE(0, strlen(thpnuma_counter_help[i]));
+		for (j = 0; j < i; j++)
+			EXPECT_STRNE(thpnuma_counter_names[i],
+				     thpnuma_counter_names[j]);
+	}
+	for (i = 0; i < THPNUMA_NR_POLICY_COUNTERS; i++) {
+		ASSERT_NE(NULL, thpnuma_policy_counter_names[i]);
+		ASSERT_NE(NULL, thpnuma_policy_counter_help[i]);
+		for (j = 0; j < i; j++)
+			EXPECT_STRNE(thpnuma_policy_counter_names[i],
+				     thpnuma_policy_counter_names[j]);
+	}
+	EXPECT_STREQ("thp_local", thpnuma_counter_names[THPNUMA_THP_LOCAL]);
+	EXPECT_STREQ("alloc_ns", thpnuma_counter_names[THPNUMA_ALLOC_NS]);
+	EXPECT_STREQ("by_override",
+		     thpnuma_policy_counter_names[THPNUMA_PC_BY_OVERRIDE]);
 }
 
 TEST(config_round_trips)

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The live configuration: one packed word that the fault path reads with a
+ * single load, and the module parameters that set it at load time. The
+ * debugfs files change it through the same calls.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/moduleparam.h>
+#include <linux/string.h>
+#include "thpnuma.h"
+
+u32 thpnuma_config_word;
+
+/*
+ * Change one setting; readers see the old or the new word, whole. cmpxchg
+ * rather than a lock: the overrides flag also changes in process exit.
+ */
+void thpnuma_config_update(enum thpnuma_setting_id id, unsigned int value)
+{
+	struct thpnuma_config cfg;
+	u32 old, new;
+
+	do {
+		old = READ_ONCE(thpnuma_config_word);
+		cfg = thpnuma_config_unpack(old);
+		thpnuma_config_set_field(&cfg, id, value);
+		new = thpnuma_config_pack(&cfg) | (old & THPNUMA_CFG_OVERRIDES);
+	} while (cmpxchg(&thpnuma_config_word, old, new) != old);
+}
+
+void thpnuma_config_set_overrides(bool present)
+{
+	u32 old, new;
+
+	do {
+		old = READ_ONCE(thpnuma_config_word);
+		new = present ? old | THPNUMA_CFG_OVERRIDES :
+				old & ~THPNUMA_CFG_OVERRIDES;
+	} while (cmpxchg(&thpnuma_config_word, old, new) != old);
+}
+
+int thpnuma_config_show(const struct thpnuma_setting *s, char *buf,
+			size_t size)
+{
+	struct thpnuma_config cfg = thpnuma_config_get();
+
+	return thpnuma_format_setting(s, thpnuma_config_get_field(&cfg, s->id),
+				      buf, size);
+}
+
+/* Each parameter's kp->arg is its entry in thpnuma_settings[]. */
+static int setting_param_set(const char *val, const struct kernel_param *kp)
+{
+	const struct thpnuma_setting *s = kp->arg;
+	unsigned int value;
+
+	if (thpnuma_parse_setting(s, val, strlen(val), &value)) {
+		pr_err("invalid %s '%s'%s\n", s->name, val,
+		       s->choices ? "" : ": expected 0-7");
+		return -EINVAL;
+	}
+	thpnuma_config_update(s->id, value);
+	return 0;
+}
+
+/* The parameter shows the current value alone, without the choices. */
+static int setting_param_get(char *buf, const struct kernel_param *kp)
+{
+	const struct thpnuma_setting *s = kp->arg;
+	struct thpnuma_config cfg = thpnuma_config_get();
+	unsigned int value = thpnuma_config_get_field(&cfg, s->id);
+
+	if (!s->choices)
+		return sprintf(buf, "%u\n", value);
+	return sprintf(buf, "%s\n", s->choices[value]);
+}
+
+static const struct kernel_param_ops setting_param_ops = {
+	.set = setting_param_set,
+	.get = setting_param_get,
+};
+
+#define SETTING_PARAM(name, id) \
+	module_param_cb(name, &setting_param_ops, \
+			(void *)&thpnuma_settings[id], 0444)
+
+SETTING_PARAM(policy, THPNUMA_SETTING_POLICY);
+MODULE_PARM_DESC(policy,
+		 "THP fault placement: kernel (default), strict-local or local-then-remote");
+
+SETTING_PARAM(zone_reclaim, THPNUMA_SETTING_ZONE_RECLAIM);
+MODULE_PARM_DESC(zone_reclaim,
+		 "Local effort of local-then-remote before going remote: 0 compaction only, |1 reclaim clean page cache, |2 enter the filesystem, |4 swap");
+
+SETTING_PARAM(scope, THPNUMA_SETTING_SCOPE);
+MODULE_PARM_DESC(scope,
+		 "Which THP faults the policy covers: all (default) or madvise");
