@@ -1,10 +1,5 @@
-# thpnuma top-level Makefile. Kbuild re-enters it with KERNELRELEASE set.
-ifneq ($(KERNELRELEASE),)
-include $(src)/version.mk
-export THPNUMA_VERSION
-include $(src)/Kbuild
-else
-
+# thpnuma: the module (through kbuild, which reads Kbuild), thpnumactl,
+# the workloads and the tests. `make check` runs every test.
 TOP := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 include $(TOP)/version.mk
 include $(TOP)/kernels.mk
@@ -15,8 +10,11 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 CC ?= cc
 CFLAGS ?= -O2 -g
+# Shared by every userspace build below.
 WARN := -Wall -Wextra -Wno-unused-parameter
 BUILD := build
+# What the VM guests get in /tests, from tests.mk and workloads.mk.
+GUEST_BIN := $(BUILD)/guest-bin
 
 .PHONY: all module modules userspace install clean check check-host check-dkms \
 	check-vm check-stress demo kernels
@@ -24,9 +22,10 @@ BUILD := build
 all: module
 
 module modules:
-	$(MAKE) -C $(KDIR) M=$(TOP) THPNUMA_VERSION=$(THPNUMA_VERSION) modules
+	$(MAKE) -C $(KDIR) M=$(TOP)/module modules
 
-# Module built out of the source tree for one pinned kernel (used by the VM).
+# The module for one pinned kernel (used by the VM). kbuild writes its
+# objects into the source tree, so each kernel builds from its own copy.
 $(patsubst %,$(BUILD)/%/thpnuma.ko,$(SUPPORTED_KERNELS)): $(BUILD)/%/thpnuma.ko: $(wildcard $(TOP)/module/*.[ch]) $(TOP)/Kbuild $(TOP)/module/Kbuild
 	rm -rf $(BUILD)/$*/src && mkdir -p $(BUILD)/$*/src
 	cp -r $(TOP)/Kbuild $(TOP)/version.mk $(TOP)/module $(BUILD)/$*/src/
@@ -37,13 +36,15 @@ include $(TOP)/userspace/userspace.mk
 include $(TOP)/tests/tests.mk
 include $(TOP)/userspace/workloads/workloads.mk
 
+# kbuild installs into /lib/modules/$(KVER)/extra and signs and compresses
+# the module as the kernel's configuration asks. Headers packages carry no
+# System.map, so kbuild skips depmod: run it for a real install.
 install: module userspace
-	install -D -m 0644 $(TOP)/module/thpnuma.ko $(DESTDIR)/lib/modules/$(KVER)/extra/thpnuma.ko
+	$(MAKE) -C $(KDIR) M=$(TOP)/module INSTALL_MOD_DIR=extra \
+		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
 	$(MAKE) -f $(TOP)/Makefile install-userspace
 
 clean:
-	$(MAKE) -C $(KDIR) M=$(TOP) clean 2>/dev/null || true
+	$(MAKE) -C $(KDIR) M=$(TOP)/module clean 2>/dev/null || true
 	rm -rf $(BUILD)
-
-endif
