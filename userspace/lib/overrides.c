@@ -2,52 +2,12 @@
 /* thpnumactl: the per-process overrides (tasks) and per-policy totals. */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include "json.h"
 #include "overrides.h"
-
-const char *const policy_counter_names[PC_NR_COUNTERS] = {
-	[PC_TASKS]		= "tasks",
-	[PC_THP_LOCAL]		= "thp_local",
-	[PC_THP_REMOTE]		= "thp_remote",
-	[PC_THP_FALLBACK]	= "thp_fallback",
-	[PC_PASSTHROUGH]	= "passthrough",
-	[PC_BY_OVERRIDE]	= "by_override",
-};
-
-static void set_error(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_error(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
-/* Decimal digits only, at most @max. */
-static int parse_uint(const char *s, uint64_t max, uint64_t *val)
-{
-	uint64_t v = 0;
-
-	if (!*s)
-		return -EINVAL;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return -EINVAL;
-		if (v > (max - (uint64_t)(*s - '0')) / 10)
-			return -EINVAL;
-		v = v * 10 + (uint64_t)(*s - '0');
-	}
-	*val = v;
-	return 0;
-}
+#include "text.h"
 
 /* Undo seq_escape()'s \ooo octal escapes; -EINVAL on a bad escape. */
 static int unescape(const char *in, char *out, size_t len)
@@ -73,32 +33,17 @@ static int unescape(const char *in, char *out, size_t len)
 	return 0;
 }
 
-/* Split @line at blanks into at most @max words; the count. */
-static int split(char *line, char **words, int max)
-{
-	char *save = NULL, *w;
-	int n = 0;
-
-	for (w = strtok_r(line, " \t\r", &save); w;
-	     w = strtok_r(NULL, " \t\r", &save)) {
-		if (n == max)
-			return max + 1;
-		words[n++] = w;
-	}
-	return n;
-}
-
 static int parse_task_line(char *line, struct task_entry *t, char *err,
 			   size_t errlen, unsigned int lineno)
 {
 	char *w[4];
 	uint64_t v;
 
-	if (split(line, w, 4) != 4) {
+	if (split_fields(line, w, 4) != 4) {
 		set_error(err, errlen, "line %u: expected 4 fields", lineno);
 		return -EINVAL;
 	}
-	if (parse_uint(w[0], INT32_MAX, &v) || !v) {
+	if (parse_decimal(w[0], INT32_MAX, &v) || !v) {
 		set_error(err, errlen, "line %u: bad pid '%s'", lineno, w[0]);
 		return -EINVAL;
 	}
@@ -114,7 +59,7 @@ static int parse_task_line(char *line, struct task_entry *t, char *err,
 	strcpy(t->policy, w[2]);
 	if (!strcmp(w[3], "-")) {
 		t->zone_reclaim = -1;
-	} else if (parse_uint(w[3], 7, &v)) {
+	} else if (parse_decimal(w[3], 7, &v)) {
 		set_error(err, errlen, "line %u: bad zone_reclaim '%s'",
 			  lineno, w[3]);
 		return -EINVAL;
@@ -124,27 +69,11 @@ static int parse_task_line(char *line, struct task_entry *t, char *err,
 	return 0;
 }
 
-/* Call @fn on each line of a copy of @text; stops at the first error. */
-static int for_each_line(const char *text, void *ctx,
-			 int (*fn)(char *line, unsigned int lineno, void *ctx))
-{
-	char *copy = strdup(text), *line, *save = NULL;
-	unsigned int lineno = 0;
-	int ret = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	for (line = strtok_r(copy, "\n", &save); line && !ret;
-	     line = strtok_r(NULL, "\n", &save))
-		ret = fn(line, ++lineno, ctx);
-	free(copy);
-	return ret;
-}
-
 struct parse_ctx {
 	void *list;
 	char *err;
 	size_t errlen;
+	bool seen_header;	/* policies only */
 };
 
 static int add_task_line(char *line, unsigned int lineno, void *arg)
@@ -167,12 +96,12 @@ static int add_task_line(char *line, unsigned int lineno, void *arg)
 int tasks_parse(const char *text, struct task_list *tl, char *err,
 		size_t errlen)
 {
-	struct parse_ctx ctx = { tl, err, errlen };
+	struct parse_ctx ctx = { tl, err, errlen, false };
 	int ret;
 
 	tl->nr = 0;
 	tl->tasks = NULL;
-	ret = for_each_line(text, &ctx, add_task_line);
+	ret = for_each_line(text, add_task_line, &ctx);
 	if (ret) {
 		if (ret == -ENOMEM)
 			set_error(err, errlen, "out of memory");
@@ -228,66 +157,61 @@ void tasks_write_table(FILE *out, const struct task_list *tl)
 	}
 }
 
-/* A JSON string: quotes, backslashes and control bytes escaped. */
-static void write_json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
 void tasks_write_json(FILE *out, const struct task_list *tl)
 {
+	struct json_writer j;
+
 	sort_by_pid(tl);
-	fprintf(out, "{\"tasks\": [");
+	json_begin(&j, out, JSON_SPACED, false);
+	json_array(&j, "tasks", false);
 	for (unsigned int i = 0; i < tl->nr; i++) {
 		const struct task_entry *t = &tl->tasks[i];
 
-		fprintf(out, "%s{\"pid\": %d, \"comm\": ", i ? ", " : "",
-			t->pid);
-		write_json_string(out, t->comm);
-		fprintf(out, ", \"policy\": ");
-		write_json_string(out, t->policy);
+		json_object(&j, NULL, false);
+		json_long(&j, "pid", t->pid);
+		json_string(&j, "comm", t->comm);
+		json_string(&j, "policy", t->policy);
 		if (t->zone_reclaim < 0)
-			fprintf(out, ", \"zone_reclaim\": null}");
+			json_null(&j, "zone_reclaim");
 		else
-			fprintf(out, ", \"zone_reclaim\": %d}", t->zone_reclaim);
+			json_long(&j, "zone_reclaim", t->zone_reclaim);
+		json_close(&j);
 	}
-	fprintf(out, "]}\n");
+	json_end(&j);
+}
+
+/* The policies header: "policy tasks" and then the policy counters. */
+static bool is_policies_header(char **w, int n)
+{
+	if (n != THPNUMA_NR_POLICY_COUNTERS + 2 || strcmp(w[0], "policy") ||
+	    strcmp(w[1], "tasks"))
+		return false;
+	for (int c = 0; c < THPNUMA_NR_POLICY_COUNTERS; c++)
+		if (strcmp(w[c + 2], thpnuma_policy_counter_names[c]))
+			return false;
+	return true;
 }
 
 static int add_policy_line(char *line, unsigned int lineno, void *arg)
 {
+	enum { NR_FIELDS = THPNUMA_NR_POLICY_COUNTERS + 2 };
 	struct parse_ctx *ctx = arg;
 	struct policy_table *pt = ctx->list;
-	char *w[PC_NR_COUNTERS + 2];
+	char *w[NR_FIELDS];
 	struct policy_row *row, *grown;
-	int n = split(line, w, PC_NR_COUNTERS + 1);
+	int n = split_fields(line, w, NR_FIELDS);
 
-	if (lineno == 1) {
-		bool ok = n == PC_NR_COUNTERS + 1 && !strcmp(w[0], "policy");
-
-		for (int c = 0; ok && c < PC_NR_COUNTERS; c++)
-			ok = !strcmp(w[c + 1], policy_counter_names[c]);
-		if (!ok) {
-			set_error(ctx->err, ctx->errlen,
-				  "line 1: not the policies header");
-			return -EINVAL;
-		}
-		return 0;
+	if (!ctx->seen_header) {
+		ctx->seen_header = true;
+		if (is_policies_header(w, n))
+			return 0;
+		set_error(ctx->err, ctx->errlen,
+			  "line %u: not the policies header", lineno);
+		return -EINVAL;
 	}
-	if (n != PC_NR_COUNTERS + 1 || strlen(w[0]) >= sizeof(row->policy)) {
+	if (n != NR_FIELDS || strlen(w[0]) >= sizeof(row->policy)) {
 		set_error(ctx->err, ctx->errlen, "line %u: expected %d fields",
-			  lineno, PC_NR_COUNTERS + 1);
+			  lineno, NR_FIELDS);
 		return -EINVAL;
 	}
 	grown = realloc(pt->rows, (pt->nr + 1) * sizeof(*grown));
@@ -296,11 +220,16 @@ static int add_policy_line(char *line, unsigned int lineno, void *arg)
 	pt->rows = grown;
 	row = &pt->rows[pt->nr];
 	strcpy(row->policy, w[0]);
-	for (int c = 0; c < PC_NR_COUNTERS; c++) {
-		if (parse_uint(w[c + 1], UINT64_MAX, &row->counter[c])) {
+	if (parse_decimal(w[1], UINT64_MAX, &row->tasks)) {
+		set_error(ctx->err, ctx->errlen, "line %u: bad tasks '%s'",
+			  lineno, w[1]);
+		return -EINVAL;
+	}
+	for (int c = 0; c < THPNUMA_NR_POLICY_COUNTERS; c++) {
+		if (parse_decimal(w[c + 2], UINT64_MAX, &row->counter[c])) {
 			set_error(ctx->err, ctx->errlen,
 				  "line %u: bad %s '%s'", lineno,
-				  policy_counter_names[c], w[c + 1]);
+				  thpnuma_policy_counter_names[c], w[c + 2]);
 			return -EINVAL;
 		}
 	}
@@ -311,12 +240,12 @@ static int add_policy_line(char *line, unsigned int lineno, void *arg)
 int policies_parse(const char *text, struct policy_table *pt, char *err,
 		   size_t errlen)
 {
-	struct parse_ctx ctx = { pt, err, errlen };
+	struct parse_ctx ctx = { pt, err, errlen, false };
 	int ret;
 
 	pt->nr = 0;
 	pt->rows = NULL;
-	ret = for_each_line(text, &ctx, add_policy_line);
+	ret = for_each_line(text, add_policy_line, &ctx);
 	if (!ret && !pt->nr) {
 		set_error(err, errlen, "no policy rows");
 		ret = -EINVAL;
@@ -338,13 +267,14 @@ void policies_free(struct policy_table *pt)
 
 void policies_write_table(FILE *out, const struct policy_table *pt)
 {
-	fprintf(out, "%-18s", "policy");
-	for (int c = 0; c < PC_NR_COUNTERS; c++)
-		fprintf(out, " %14s", policy_counter_names[c]);
+	fprintf(out, "%-18s %14s", "policy", "tasks");
+	for (int c = 0; c < THPNUMA_NR_POLICY_COUNTERS; c++)
+		fprintf(out, " %14s", thpnuma_policy_counter_names[c]);
 	fputc('\n', out);
 	for (unsigned int i = 0; i < pt->nr; i++) {
-		fprintf(out, "%-18s", pt->rows[i].policy);
-		for (int c = 0; c < PC_NR_COUNTERS; c++)
+		fprintf(out, "%-18s %14" PRIu64, pt->rows[i].policy,
+			pt->rows[i].tasks);
+		for (int c = 0; c < THPNUMA_NR_POLICY_COUNTERS; c++)
 			fprintf(out, " %14" PRIu64, pt->rows[i].counter[c]);
 		fputc('\n', out);
 	}
@@ -352,15 +282,17 @@ void policies_write_table(FILE *out, const struct policy_table *pt)
 
 void policies_write_json(FILE *out, const struct policy_table *pt)
 {
-	fprintf(out, "{\"policies\": {");
+	struct json_writer j;
+
+	json_begin(&j, out, JSON_SPACED, false);
+	json_object(&j, "policies", false);
 	for (unsigned int i = 0; i < pt->nr; i++) {
-		fprintf(out, "%s", i ? ", " : "");
-		write_json_string(out, pt->rows[i].policy);
-		fprintf(out, ": {");
-		for (int c = 0; c < PC_NR_COUNTERS; c++)
-			fprintf(out, "%s\"%s\": %" PRIu64, c ? ", " : "",
-				policy_counter_names[c], pt->rows[i].counter[c]);
-		fprintf(out, "}");
+		json_object(&j, pt->rows[i].policy, false);
+		json_u64(&j, "tasks", pt->rows[i].tasks);
+		for (int c = 0; c < THPNUMA_NR_POLICY_COUNTERS; c++)
+			json_u64(&j, thpnuma_policy_counter_names[c],
+				 pt->rows[i].counter[c]);
+		json_close(&j);
 	}
-	fprintf(out, "}}\n");
+	json_end(&j);
 }

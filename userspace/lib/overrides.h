@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Parsers for thpnuma's debugfs tasks and policies files, and their
- * table and JSON writers. No I/O besides the FILE * given, so the host
- * tests link this file on its own.
+ * table and JSON writers. No I/O besides the FILE * given.
  */
 #ifndef THPNUMACTL_OVERRIDES_H
 #define THPNUMACTL_OVERRIDES_H
 
 #include <stdint.h>
 #include <stdio.h>
+#include "counters.h"
 
 /* One line of the tasks file: "pid comm policy zone_reclaim". */
 struct task_entry {
@@ -23,22 +23,14 @@ struct task_list {
 	struct task_entry *tasks;
 };
 
-/* Same names and order as the module's policies header. */
-enum policy_counter {
-	PC_TASKS,
-	PC_THP_LOCAL,
-	PC_THP_REMOTE,
-	PC_THP_FALLBACK,
-	PC_PASSTHROUGH,
-	PC_BY_OVERRIDE,
-	PC_NR_COUNTERS,
-};
-
-extern const char *const policy_counter_names[PC_NR_COUNTERS];
-
+/*
+ * One row of the policies file: "policy tasks <policy counters...>".
+ * tasks is the number of overrides to the policy, not a fault counter.
+ */
 struct policy_row {
 	char policy[32];
-	uint64_t counter[PC_NR_COUNTERS];
+	uint64_t tasks;
+	uint64_t counter[THPNUMA_NR_POLICY_COUNTERS];
 };
 
 struct policy_table {

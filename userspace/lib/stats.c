@@ -5,64 +5,14 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "json.h"
 #include "stats.h"
+#include "text.h"
 
 /* Up to this many columns, so newer modules may add counters. */
 #define STATS_MAX_COLUMNS 64
-
-static void set_error(char *err, size_t errlen, const char *fmt, ...)
-	__printf(3, 4);
-
-static void set_error(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
-/* Decimal digits only: strtoull would take "-1", "+1" and " 1". */
-static int parse_u64(const char *s, uint64_t *val)
-{
-	uint64_t v = 0;
-
-	if (!*s)
-		return -EINVAL;
-	for (; *s; s++) {
-		unsigned int digit;
-
-		if (*s < '0' || *s > '9')
-			return -EINVAL;
-		digit = *s - '0';
-		if (v > (UINT64_MAX - digit) / 10)
-			return -ERANGE;
-		v = v * 10 + digit;
-	}
-	*val = v;
-	return 0;
-}
-
-/* Split @line in place on blanks; returns the number of fields or -E2BIG. */
-static int split_fields(char *line, char **field, int max)
-{
-	int n = 0;
-	char *save = NULL;
-	char *tok;
-
-	for (tok = strtok_r(line, " \t", &save); tok;
-	     tok = strtok_r(NULL, " \t", &save)) {
-		if (n == max)
-			return -E2BIG;
-		field[n++] = tok;
-	}
-	return n;
-}
 
 struct stats_header {
 	int nr_columns;
@@ -70,21 +20,21 @@ struct stats_header {
 	int column[THPNUMA_NR_COUNTERS];
 };
 
-static int parse_header(char *line, int lineno, struct stats_header *hdr,
-			char *err, size_t errlen)
+static int parse_header(char *line, unsigned int lineno,
+			struct stats_header *hdr, char *err, size_t errlen)
 {
 	char *field[STATS_MAX_COLUMNS];
 	int n, i, c;
 
 	n = split_fields(line, field, STATS_MAX_COLUMNS);
 	if (n < 0) {
-		set_error(err, errlen, "line %d: more than %d columns",
+		set_error(err, errlen, "line %u: more than %d columns",
 			  lineno, STATS_MAX_COLUMNS);
 		return -EINVAL;
 	}
 	if (n == 0 || strcmp(field[0], "node")) {
 		set_error(err, errlen,
-			  "line %d: header does not start with \"node\"",
+			  "line %u: header does not start with \"node\"",
 			  lineno);
 		return -EINVAL;
 	}
@@ -96,7 +46,7 @@ static int parse_header(char *line, int lineno, struct stats_header *hdr,
 				continue;
 			if (hdr->column[c] >= 0) {
 				set_error(err, errlen,
-					  "line %d: column \"%s\" appears twice",
+					  "line %u: column \"%s\" appears twice",
 					  lineno, field[i]);
 				return -EINVAL;
 			}
@@ -107,7 +57,7 @@ static int parse_header(char *line, int lineno, struct stats_header *hdr,
 	for (c = 0; c < THPNUMA_NR_COUNTERS; c++) {
 		if (hdr->column[c] < 0) {
 			set_error(err, errlen,
-				  "line %d: header lacks column \"%s\"",
+				  "line %u: header lacks column \"%s\"",
 				  lineno, thpnuma_counter_names[c]);
 			return -EINVAL;
 		}
@@ -116,8 +66,9 @@ static int parse_header(char *line, int lineno, struct stats_header *hdr,
 	return 0;
 }
 
-static int parse_row(char *line, int lineno, const struct stats_header *hdr,
-		     struct thpnuma_stats *st, char *err, size_t errlen)
+static int parse_row(char *line, unsigned int lineno,
+		     const struct stats_header *hdr, struct thpnuma_stats *st,
+		     char *err, size_t errlen)
 {
 	char *field[STATS_MAX_COLUMNS];
 	struct node_stats *ns;
@@ -128,25 +79,25 @@ static int parse_row(char *line, int lineno, const struct stats_header *hdr,
 	n = split_fields(line, field, STATS_MAX_COLUMNS);
 	if (n != hdr->nr_columns) {
 		set_error(err, errlen,
-			  "line %d: %s fields, the header has %d", lineno,
+			  "line %u: %s fields, the header has %d", lineno,
 			  n < 0 ? "too many" : n < hdr->nr_columns ?
 			  "too few" : "too many", hdr->nr_columns);
 		return -EINVAL;
 	}
-	if (parse_u64(field[0], &node) || node >= STATS_MAX_NODES) {
-		set_error(err, errlen, "line %d: bad node id \"%s\"", lineno,
+	if (parse_decimal(field[0], UINT64_MAX, &node) || node >= STATS_MAX_NODES) {
+		set_error(err, errlen, "line %u: bad node id \"%s\"", lineno,
 			  field[0]);
 		return -EINVAL;
 	}
 	for (i = 0; i < st->nr_nodes; i++) {
 		if (st->nodes[i].node == (int)node) {
-			set_error(err, errlen, "line %d: node %" PRIu64
+			set_error(err, errlen, "line %u: node %" PRIu64
 				  " appears twice", lineno, node);
 			return -EINVAL;
 		}
 	}
 	if (st->nr_nodes == STATS_MAX_NODES) {
-		set_error(err, errlen, "line %d: more than %d nodes", lineno,
+		set_error(err, errlen, "line %u: more than %d nodes", lineno,
 			  STATS_MAX_NODES);
 		return -EINVAL;
 	}
@@ -155,16 +106,16 @@ static int parse_row(char *line, int lineno, const struct stats_header *hdr,
 	for (c = 0; c < THPNUMA_NR_COUNTERS; c++) {
 		const char *text = field[hdr->column[c]];
 
-		ret = parse_u64(text, &ns->counter[c]);
+		ret = parse_decimal(text, UINT64_MAX, &ns->counter[c]);
 		if (ret == -ERANGE) {
 			set_error(err, errlen,
-				  "line %d: %s value \"%s\" exceeds 64 bits",
+				  "line %u: %s value \"%s\" exceeds 64 bits",
 				  lineno, thpnuma_counter_names[c], text);
 			return -EINVAL;
 		}
 		if (ret) {
 			set_error(err, errlen,
-				  "line %d: %s value \"%s\" is not a number",
+				  "line %u: %s value \"%s\" is not a number",
 				  lineno, thpnuma_counter_names[c], text);
 			return -EINVAL;
 		}
@@ -173,48 +124,44 @@ static int parse_row(char *line, int lineno, const struct stats_header *hdr,
 	return 0;
 }
 
+struct stats_parser {
+	struct stats_header hdr;
+	bool seen_header;
+	struct thpnuma_stats *st;
+	char *err;
+	size_t errlen;
+};
+
+static int parse_line(char *line, unsigned int lineno, void *ctx)
+{
+	struct stats_parser *p = ctx;
+
+	if (p->seen_header)
+		return parse_row(line, lineno, &p->hdr, p->st, p->err,
+				 p->errlen);
+	p->seen_header = true;
+	return parse_header(line, lineno, &p->hdr, p->err, p->errlen);
+}
+
 int stats_parse(const char *text, struct thpnuma_stats *st,
 		char *err, size_t errlen)
 {
-	struct stats_header hdr;
-	bool seen_header = false;
-	char *copy, *line, *next;
-	int lineno = 0;
-	int ret = 0;
+	struct stats_parser p = { .st = st, .err = err, .errlen = errlen };
+	int ret = -ENOMEM;
 
 	st->nr_nodes = 0;
-	copy = strdup(text);
 	st->nodes = calloc(STATS_MAX_NODES, sizeof(*st->nodes));
-	if (!copy || !st->nodes) {
+	if (st->nodes)
+		ret = for_each_line(text, parse_line, &p);
+	if (ret == -ENOMEM)
 		set_error(err, errlen, "out of memory");
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (line = copy; line && !ret; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		lineno++;
-		line[strcspn(line, "\r")] = '\0';
-		/* Blank lines carry nothing; a trailing one is normal. */
-		if (line[strspn(line, " \t")] == '\0')
-			continue;
-		if (!seen_header) {
-			ret = parse_header(line, lineno, &hdr, err, errlen);
-			seen_header = true;
-		} else {
-			ret = parse_row(line, lineno, &hdr, st, err, errlen);
-		}
-	}
-	if (!ret && !seen_header) {
+	if (!ret && !p.seen_header) {
 		set_error(err, errlen, "empty stats file");
 		ret = -EINVAL;
 	} else if (!ret && st->nr_nodes == 0) {
 		set_error(err, errlen, "no node rows after the header");
 		ret = -EINVAL;
 	}
-out:
-	free(copy);
 	if (ret)
 		stats_free(st);
 	return ret;
@@ -446,7 +393,7 @@ void stats_write_table(FILE *out, const struct thpnuma_stats *st,
 	free(node_derived);
 }
 
-static void put_json_counters(FILE *out, const uint64_t *counter)
+static void json_counters(struct json_writer *j, const uint64_t *counter)
 {
 	static const char *const derived_keys[] = {
 		[ROW_LOCAL]	= "local_pct",
@@ -459,15 +406,13 @@ static void put_json_counters(FILE *out, const uint64_t *counter)
 
 	stats_derive(counter, &d);
 	for (c = 0; c < THPNUMA_NR_COUNTERS; c++)
-		fprintf(out, "%s\"%s\": %" PRIu64, c ? ", " : "",
-			thpnuma_counter_names[c], counter[c]);
+		json_u64(j, thpnuma_counter_names[c], counter[c]);
 	/* No THP fault placed: the ratios are undefined, not zero. */
 	for (r = ROW_LOCAL; r <= ROW_ALLOC_US; r++) {
 		if (d.valid)
-			fprintf(out, ", \"%s\": %.3f", derived_keys[r],
-				derived_value(&d, r));
+			json_double(j, derived_keys[r], derived_value(&d, r));
 		else
-			fprintf(out, ", \"%s\": null", derived_keys[r]);
+			json_null(j, derived_keys[r]);
 	}
 }
 
@@ -478,18 +423,22 @@ static void put_json_counters(FILE *out, const uint64_t *counter)
 void stats_write_json(FILE *out, const struct thpnuma_stats *st)
 {
 	uint64_t total[THPNUMA_NR_COUNTERS];
+	struct json_writer j;
 	unsigned int i;
 
 	stats_total(st, total);
-	fputs("{\n  \"nodes\": [\n", out);
+	json_begin(&j, out, JSON_SPACED, true);
+	json_array(&j, "nodes", true);
 	for (i = 0; i < st->nr_nodes; i++) {
-		fprintf(out, "    {\"node\": %d, ", st->nodes[i].node);
-		put_json_counters(out, st->nodes[i].counter);
-		fprintf(out, "}%s\n", i + 1 < st->nr_nodes ? "," : "");
+		json_object(&j, NULL, false);
+		json_long(&j, "node", st->nodes[i].node);
+		json_counters(&j, st->nodes[i].counter);
+		json_close(&j);
 	}
-	fputs("  ],\n  \"total\": {", out);
-	put_json_counters(out, total);
-	fputs("}\n}\n", out);
+	json_close(&j);
+	json_object(&j, "total", false);
+	json_counters(&j, total);
+	json_end(&j);
 }
 
 void stats_write_prometheus(FILE *out, const struct thpnuma_stats *st)
@@ -560,20 +509,4 @@ void stats_write_watch_rows(FILE *out, const char *stamp,
 		stats_total(delta, total);
 		put_watch_row(out, stamp, "all", total);
 	}
-}
-
-int bracketed_choice(const char *text, char *out, size_t len)
-{
-	const char *open = strchr(text, '[');
-	const char *close = open ? strchr(open, ']') : NULL;
-	size_t n;
-
-	if (!close || close == open + 1)
-		return -EINVAL;
-	n = close - open - 1;
-	if (n >= len)
-		return -EINVAL;
-	memcpy(out, open + 1, n);
-	out[n] = '\0';
-	return 0;
 }

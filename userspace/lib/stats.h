@@ -2,7 +2,7 @@
 /*
  * Parser for thpnuma's debugfs stats file and the writers that present it
  * (table, JSON, Prometheus, watch rows). No I/O besides the FILE * given,
- * so the host tests link this file on its own.
+ * so the host and guest tests link it with the rest of userspace/lib.
  */
 #ifndef THPNUMACTL_STATS_H
 #define THPNUMACTL_STATS_H
@@ -12,10 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "counters.h"
-
-#ifndef __printf
-#define __printf(a, b) __attribute__((format(printf, a, b)))
-#endif
+#include "text.h"
 
 /* Linux's MAX_NUMNODES tops out at 1 << 10. */
 #define STATS_MAX_NODES 1024
@@ -70,11 +67,5 @@ void stats_write_prometheus(FILE *out, const struct thpnuma_stats *st);
 void stats_write_watch_header(FILE *out);
 void stats_write_watch_rows(FILE *out, const char *stamp,
 			    const struct thpnuma_stats *delta);
-
-/*
- * Copy the bracketed word of "a [b] c" (debugfs choice files, THP sysfs
- * files) into @out. Returns 0, or -EINVAL if there is no bracketed word.
- */
-int bracketed_choice(const char *text, char *out, size_t len);
 
 #endif /* THPNUMACTL_STATS_H */

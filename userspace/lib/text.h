@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Text helpers shared by thpnumactl, the workloads and the guest tests:
+ * strict number parsing, field splitting, line iteration and the
+ * "a [b] c" choice format of debugfs and sysfs files.
+ */
+#ifndef THPNUMA_TEXT_H
+#define THPNUMA_TEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef __printf
+#define __printf(a, b) __attribute__((format(printf, a, b)))
+#endif
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
+/* vsnprintf into @err, a parser's one-line reason; @err may be NULL. */
+void set_error(char *err, size_t errlen, const char *fmt, ...) __printf(3, 4);
+
+/*
+ * Decimal digits only, at most @max: strtoull would take "-1", "+1" and
+ * " 1". Returns 0, -EINVAL (empty or not a digit) or -ERANGE (above @max).
+ */
+int parse_decimal(const char *s, uint64_t max, uint64_t *val);
+
+/* "400M", "2G", "4096", "64k", "1GiB"; returns 0 on a malformed size. */
+size_t parse_size(const char *s);
+
+/*
+ * Split @line in place at blanks into at most @max fields. Returns the
+ * number of fields, or -E2BIG if there are more than @max.
+ */
+int split_fields(char *line, char **field, int max);
+
+/*
+ * Call @fn on each non-blank line of a copy of @text, with its 1-based
+ * line number and anything from a '\r' on cut off. Stops at the first
+ * non-zero return and returns it; -ENOMEM if the copy fails.
+ */
+int for_each_line(const char *text,
+		  int (*fn)(char *line, unsigned int lineno, void *ctx),
+		  void *ctx);
+
+/*
+ * Copy the bracketed word of "a [b] c" (debugfs choice files, THP sysfs
+ * files) into @out. Returns 0, or -EINVAL if there is no bracketed word.
+ */
+int bracketed_choice(const char *text, char *out, size_t len);
+
+/* A whole small file, NUL-terminated and malloc'd; NULL with errno set. */
+char *read_text(const char *path);
+
+#endif /* THPNUMA_TEXT_H */

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * thpnumactl policy, zone-reclaim, scope: show or set one run-time
+ * setting, named and validated by the module's own thpnuma_settings[].
+ * And reset, which zeroes the counters.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "thpnumactl.h"
+
+/* The setting a command is named after: "zone-reclaim" is zone_reclaim. */
+static const struct thpnuma_setting *command_setting(const struct command *cmd)
+{
+	unsigned int i;
+
+	for (i = 0; i < THPNUMA_NR_SETTINGS; i++) {
+		const char *a = thpnuma_settings[i].name, *b = cmd->name;
+
+		while (*a && (*a == *b || (*a == '_' && *b == '-')))
+			a++, b++;
+		if (!*a && !*b)
+			return &thpnuma_settings[i];
+	}
+	return NULL;
+}
+
+/*
+ * What the module's file shows ("a [b] c", or "5"), as the command prints
+ * it ("b", or "5 (reclaim,swap)"); -EINVAL if it shows something else.
+ */
+static int format_file_value(const struct thpnuma_setting *s,
+			     const char *line, char *buf, size_t len)
+{
+	unsigned long value;
+	char *end;
+
+	if (s->choices)
+		return bracketed_choice(line, buf, len);
+	errno = 0;
+	value = strtoul(line, &end, 10);
+	if (errno || end == line || *end || value > THPNUMA_ZR_MASK)
+		return -EINVAL;
+	format_zone_reclaim(buf, len, value);
+	return 0;
+}
+
+static int do_setting(const struct command *cmd, int argc, char *argv[])
+{
+	const struct thpnuma_setting *s = command_setting(cmd);
+	char path[PATH_MAX], line[256], text[64];
+	const char *wanted = NULL;
+	unsigned int bits;
+	int ret;
+
+	ret = parse_no_options(cmd, argc, argv, 1);
+	if (ret >= 0)
+		return ret;
+	if (optind < argc) {
+		wanted = argv[optind];
+		if (s->choices) {
+			ret = check_choice(cmd, s, wanted);
+			if (ret >= 0)
+				return ret;
+		} else if (parse_zone_reclaim(wanted, &bits)) {
+			return usage_error(cmd,
+					   "invalid zone reclaim mode '%s' (" ZONE_RECLAIM_SYNTAX ")",
+					   wanted);
+		}
+	}
+	ret = ensure_debugfs();
+	if (ret)
+		return ret;
+	debugfs_path(path, sizeof(path), s->name);
+	if (wanted) {
+		if (s->choices)
+			snprintf(text, sizeof(text), "%s", wanted);
+		else
+			snprintf(text, sizeof(text), "%u", bits);
+		ret = write_value(path, text);
+		if (ret == -EINVAL) {
+			if (s->choices)
+				error("the module refused %s '%s'", s->name,
+				      text);
+			else
+				error("the module refused %s %s", s->name,
+				      text);
+			return EXIT_FAIL;
+		}
+		if (ret)
+			return debugfs_failure("change", s->name, -ret);
+		/* The write was accepted whole: that is the new value. */
+		if (!s->choices)
+			format_zone_reclaim(text, sizeof(text), bits);
+		printf("%s\n", text);
+		return EXIT_OK;
+	}
+	ret = read_line(path, line, sizeof(line));
+	if (ret)
+		return debugfs_failure("read", s->name, -ret);
+	if (format_file_value(s, line, text, sizeof(text))) {
+		error("unexpected contents in %s: '%s'", path, line);
+		return EXIT_FAIL;
+	}
+	printf("%s\n", text);
+	return EXIT_OK;
+}
+
+static int do_reset(const struct command *cmd, int argc, char *argv[])
+{
+	char path[PATH_MAX];
+	int ret;
+
+	ret = parse_no_options(cmd, argc, argv, 0);
+	if (ret >= 0)
+		return ret;
+	ret = ensure_debugfs();
+	if (ret)
+		return ret;
+	debugfs_path(path, sizeof(path), "reset");
+	ret = write_value(path, "1");
+	if (ret)
+		return debugfs_failure("write", "reset", -ret);
+	printf("counters reset\n");
+	return EXIT_OK;
+}
+
+const struct command cmd_policy = {
+	.name = "policy", .run = do_setting,
+	.summary = "show or set the placement policy",
+	.usage =
+	"policy [kernel|strict-local|local-then-remote]\n"
+	"Without an argument, print the current policy; with one, set it.\n\n"
+	"Examples:\n"
+	"  thpnumactl policy\n"
+	"  thpnumactl policy local-then-remote\n",
+};
+
+const struct command cmd_zone_reclaim = {
+	.name = "zone-reclaim", .run = do_setting,
+	.summary = "show or set the local reclaim effort",
+	.usage =
+	"zone-reclaim [BITS | none | reclaim,write,swap]\n"
+	"How hard local-then-remote tries on the local node before going\n"
+	"remote: 1 reclaim clean page cache, 2 may write to the filesystem,\n"
+	"4 may swap. Prints the value as \"BITS (names)\".\n\n"
+	"Examples:\n"
+	"  thpnumactl zone-reclaim\n"
+	"  thpnumactl zone-reclaim 3\n"
+	"  thpnumactl zone-reclaim reclaim,swap\n",
+};
+
+const struct command cmd_scope = {
+	.name = "scope", .run = do_setting,
+	.summary = "show or set which THP faults are covered",
+	.usage =
+	"scope [all|madvise]\n"
+	"all: every THP fault; madvise: only MADV_HUGEPAGE regions.\n\n"
+	"Examples:\n"
+	"  thpnumactl scope\n"
+	"  thpnumactl scope madvise\n",
+};
+
+const struct command cmd_reset = {
+	.name = "reset", .run = do_reset,
+	.summary = "zero the counters",
+	.usage =
+	"reset\n"
+	"Zero all counters. Needs root.\n\n"
+	"Example:\n"
+	"  thpnumactl reset\n",
+};

@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * thpnumactl run, tasks, task and policies: per-process overrides, set
+ * through the module's tasks file, and the per-policy totals.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "overrides.h"
+#include "thpnumactl.h"
+
+/* A PID as the tasks file takes it: decimal, 1 to THPNUMA_PID_MAX. */
+static int parse_pid(const char *text, int *pid)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(text, &end, 10);
+	if (errno || end == text || *end || !isdigit((unsigned char)text[0]) ||
+	    v == 0 || v > THPNUMA_PID_MAX)
+		return -EINVAL;
+	*pid = (int)v;
+	return 0;
+}
+
+/*
+ * Write "PID POLICY [BITS]" or "PID default" to the tasks file.
+ * @zone_reclaim < 0: the override follows the global zone_reclaim.
+ */
+static int write_override(int pid, const char *policy, int zone_reclaim)
+{
+	char path[PATH_MAX], line[64], max[32];
+	int ret;
+
+	if (zone_reclaim >= 0)
+		snprintf(line, sizeof(line), "%d %s %d", pid, policy,
+			 zone_reclaim);
+	else
+		snprintf(line, sizeof(line), "%d %s", pid, policy);
+	debugfs_path(path, sizeof(path), "tasks");
+	ret = write_value(path, line);
+	switch (-ret) {
+	case 0:
+		return EXIT_OK;
+	case ESRCH:
+		error("no process with PID %d", pid);
+		return EXIT_FAIL;
+	case ENOSPC:
+		sysfs_path(path, sizeof(path),
+			   "module/" MODULE_NAME "/parameters/max_tasks");
+		if (read_line(path, max, sizeof(max)))
+			snprintf(max, sizeof(max), "?");
+		error("the override table is full (max_tasks=%s); clear one with '"
+		      PROG " task PID default' or load with a larger max_tasks", max);
+		return EXIT_FAIL;
+	case EINVAL:
+		error("the module refused '%s' (is PID %d a kernel thread?)",
+		      line, pid);
+		return EXIT_FAIL;
+	default:
+		return debugfs_failure("write", "tasks", -ret);
+	}
+}
+
+/* The tasks file, parsed. Returns 0, or an exit status after a message. */
+static int read_tasks(struct task_list *tl)
+{
+	char reason[256], *text;
+	int ret;
+
+	ret = read_debugfs("tasks", &text);
+	if (ret)
+		return ret;
+	ret = tasks_parse(text, tl, reason, sizeof(reason));
+	free(text);
+	return ret ? debugfs_parse_failure("tasks", reason) : 0;
+}
+
+/* The same for the policies file. */
+static int read_policies(struct policy_table *pt)
+{
+	char reason[256], *text;
+	int ret;
+
+	ret = read_debugfs("policies", &text);
+	if (ret)
+		return ret;
+	ret = policies_parse(text, pt, reason, sizeof(reason));
+	free(text);
+	return ret ? debugfs_parse_failure("policies", reason) : 0;
+}
+
+static int do_tasks(const struct command *cmd, int argc, char *argv[])
+{
+	struct task_list tl;
+	bool json;
+	int ret;
+
+	ret = parse_simple_options(cmd, argc, argv, 0, &json);
+	if (ret >= 0)
+		return ret;
+	ret = ensure_debugfs();
+	if (!ret)
+		ret = read_tasks(&tl);
+	if (ret)
+		return ret;
+	if (json)
+		tasks_write_json(stdout, &tl);
+	else
+		tasks_write_table(stdout, &tl);
+	tasks_free(&tl);
+	return EXIT_OK;
+}
+
+static int do_policies(const struct command *cmd, int argc, char *argv[])
+{
+	struct policy_table pt;
+	bool json;
+	int ret;
+
+	ret = parse_simple_options(cmd, argc, argv, 0, &json);
+	if (ret >= 0)
+		return ret;
+	ret = ensure_debugfs();
+	if (!ret)
+		ret = read_policies(&pt);
+	if (ret)
+		return ret;
+	if (json)
+		policies_write_json(stdout, &pt);
+	else
+		policies_write_table(stdout, &pt);
+	policies_free(&pt);
+	return EXIT_OK;
+}
+
+/* The options of run and task: --policy (run only) and --zone-reclaim. */
+struct override_options {
+	const char *policy;
+	int zone_reclaim;
+};
+
+static int parse_override_options(const struct command *cmd, int argc,
+				  char *argv[], const char *optstring,
+				  struct override_options *o)
+{
+	static const struct option options[] = {
+		{ "policy", required_argument, NULL, 'p' },
+		{ "zone-reclaim", required_argument, NULL, 'z' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	unsigned int bits;
+	int c, ret;
+
+	o->policy = NULL;
+	o->zone_reclaim = -1;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, optstring, options, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			ret = check_policy(cmd, optarg);
+			if (ret >= 0)
+				return ret;
+			o->policy = optarg;
+			break;
+		case 'z':
+			if (parse_zone_reclaim(optarg, &bits))
+				return usage_error(cmd,
+						   "invalid zone reclaim mode '%s' (" ZONE_RECLAIM_SYNTAX ")",
+						   optarg);
+			o->zone_reclaim = (int)bits;
+			break;
+		case 'h':
+			show_help(cmd);
+			return EXIT_OK;
+		default:
+			return option_error(cmd, c, argv);
+		}
+	}
+	return -1;
+}
+
+static int do_task(const struct command *cmd, int argc, char *argv[])
+{
+	struct override_options o;
+	const struct task_entry *t;
+	struct task_list tl;
+	char path[PATH_MAX];
+	int pid, ret;
+
+	ret = parse_override_options(cmd, argc, argv, ":z:h", &o);
+	if (ret >= 0)
+		return ret;
+	if (optind == argc)
+		return usage_error(cmd, "missing PID");
+	if (parse_pid(argv[optind], &pid))
+		return usage_error(cmd, "invalid PID '%s'", argv[optind]);
+	if (argc - optind > 2)
+		return usage_error(cmd, "unexpected argument '%s'",
+				   argv[optind + 2]);
+	o.policy = argc - optind == 2 ? argv[optind + 1] : NULL;
+	if (o.policy && strcmp(o.policy, "default")) {
+		ret = check_policy(cmd, o.policy);
+		if (ret >= 0)
+			return ret;
+	}
+	if (o.zone_reclaim >= 0 && (!o.policy || !strcmp(o.policy, "default")))
+		return usage_error(cmd, "--zone-reclaim needs a POLICY");
+	ret = ensure_debugfs();
+	if (ret)
+		return ret;
+
+	if (o.policy) {
+		ret = write_override(pid, o.policy, o.zone_reclaim);
+		if (!ret)
+			printf("%d %s\n", pid, o.policy);
+		return ret;
+	}
+	ret = read_tasks(&tl);
+	if (ret)
+		return ret;
+	t = tasks_find(&tl, pid);
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	if (t) {
+		struct task_list one = { 1, (struct task_entry *)t };
+
+		tasks_write_table(stdout, &one);
+	} else if (access(path, F_OK)) {
+		error("no process with PID %d", pid);
+		ret = EXIT_FAIL;
+	} else {
+		printf("%d default\n", pid);
+	}
+	tasks_free(&tl);
+	return ret;
+}
+
+static int do_run(const struct command *cmd, int argc, char *argv[])
+{
+	struct override_options o;
+	int ret;
+
+	/* '+': the command's own options are not ours. */
+	ret = parse_override_options(cmd, argc, argv, "+:p:z:h", &o);
+	if (ret >= 0)
+		return ret;
+	if (!o.policy)
+		return usage_error(cmd, "--policy is required");
+	if (optind == argc)
+		return usage_error(cmd, "missing command to run");
+	ret = ensure_debugfs();
+	if (ret)
+		return ret;
+	/* The override is on this process: exec keeps it, children inherit. */
+	ret = write_override(getpid(), o.policy, o.zone_reclaim);
+	if (ret)
+		return ret;
+	execvp(argv[optind], &argv[optind]);
+	error("cannot run '%s': %s", argv[optind], strerror(errno));
+	return errno == ENOENT ? 127 : 126;
+}
+
+const struct command cmd_run = {
+	.name = "run", .run = do_run,
+	.summary = "run a command under its own policy",
+	.usage =
+	"run --policy P [--zone-reclaim N] [--] COMMAND [ARGS...]\n"
+	"Set a per-process override on this process, then exec COMMAND: the\n"
+	"command and the children it forks from then on fault THPs under P,\n"
+	"whatever the global policy. Needs root.\n\n"
+	"  -p, --policy P        kernel, strict-local or local-then-remote\n"
+	"  -z, --zone-reclaim N  0-7, none, or reclaim,write,swap (default:\n"
+	"                        follow the global zone_reclaim)\n"
+	"  -h, --help            show this help\n\n"
+	"Examples:\n"
+	"  thpnumactl run --policy strict-local -- ./numa-local-db\n"
+	"  thpnumactl run -p local-then-remote -z 1 -- make -j8\n",
+};
+
+const struct command cmd_tasks = {
+	.name = "tasks", .run = do_tasks,
+	.summary = "list the per-process overrides",
+	.usage =
+	"tasks [--json]\n"
+	"One row per process with an override: PID, command, policy and\n"
+	"zone_reclaim (\"global\" when it follows the global setting).\n\n"
+	"      --json   one JSON object\n"
+	"  -h, --help   show this help\n\n"
+	"Examples:\n"
+	"  thpnumactl tasks\n"
+	"  thpnumactl tasks --json\n",
+};
+
+const struct command cmd_task = {
+	.name = "task", .run = do_task,
+	.summary = "show, set or clear one process's override",
+	.usage =
+	"task [--zone-reclaim N] PID [POLICY|default]\n"
+	"Without POLICY, show PID's override. With POLICY, set it for PID's\n"
+	"whole process; \"default\" removes it. Children forked afterwards\n"
+	"inherit it; the override ends with the process. Needs root.\n\n"
+	"  -z, --zone-reclaim N  0-7, none, or reclaim,write,swap\n"
+	"  -h, --help            show this help\n\n"
+	"Examples:\n"
+	"  thpnumactl task 4242\n"
+	"  thpnumactl task 4242 strict-local\n"
+	"  thpnumactl task -z reclaim 4242 local-then-remote\n"
+	"  thpnumactl task 4242 default\n",
+};
+
+const struct command cmd_policies = {
+	.name = "policies", .run = do_policies,
+	.summary = "per-policy totals, overrides included",
+	.usage =
+	"policies [--json]\n"
+	"For each policy: processes with an override to it, THP faults it\n"
+	"placed locally, remotely or let fall back, faults it passed through,\n"
+	"and how many of those an override decided.\n\n"
+	"      --json   one JSON object\n"
+	"  -h, --help   show this help\n\n"
+	"Examples:\n"
+	"  thpnumactl policies\n"
+	"  thpnumactl policies --json\n",
+};

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * thpnumactl's view of the module's files: where debugfs and sysfs are,
+ * reading and writing them, and saying in words why that failed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "thpnumactl.h"
+
+const char *debugfs_dir(void)
+{
+	const char *dir = getenv(ENV_DEBUGFS);
+
+	return dir && *dir ? dir : DEFAULT_DEBUGFS_DIR;
+}
+
+const char *sysfs_root(void)
+{
+	const char *dir = getenv(ENV_SYSFS);
+
+	return dir && *dir ? dir : DEFAULT_SYSFS_ROOT;
+}
+
+void debugfs_path(char *buf, size_t len, const char *file)
+{
+	snprintf(buf, len, "%s/%s", debugfs_dir(), file);
+}
+
+void sysfs_path(char *buf, size_t len, const char *rel)
+{
+	snprintf(buf, len, "%s/%s", sysfs_root(), rel);
+}
+
+int read_line(const char *path, char *out, size_t len)
+{
+	char *text = read_text(path);
+
+	if (!text)
+		return -errno;
+	text[strcspn(text, "\n")] = '\0';
+	snprintf(out, len, "%s", text);
+	free(text);
+	return 0;
+}
+
+int write_value(const char *path, const char *value)
+{
+	size_t len = strlen(value);
+	ssize_t n;
+	int fd, ret = 0;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, value, len);
+	if (n < 0)
+		ret = -errno;
+	else if ((size_t)n != len)
+		ret = -EIO;
+	if (close(fd) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+bool module_loaded(void)
+{
+	char path[PATH_MAX];
+
+	/* initstate exists for loadable modules only, once they are in. */
+	sysfs_path(path, sizeof(path), "module/" MODULE_NAME "/initstate");
+	return access(path, F_OK) == 0;
+}
+
+static bool debugfs_mounted(void)
+{
+	char *mounts = read_text("/proc/mounts");
+	char *line, *save = NULL;
+	bool found = false;
+
+	if (!mounts)
+		return false;
+	for (line = strtok_r(mounts, "\n", &save); line && !found;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char dev[256], dir[PATH_MAX], type[64];
+
+		if (sscanf(line, "%255s %4095s %63s", dev, dir, type) == 3 &&
+		    !strcmp(dir, DEBUGFS_MOUNT))
+			found = true;
+	}
+	free(mounts);
+	return found;
+}
+
+int ensure_debugfs(void)
+{
+	const char *dir = debugfs_dir();
+	struct stat st;
+
+	if (stat(dir, &st) == 0)
+		return 0;
+	if (errno == EACCES || errno == EPERM)
+		return needs_root("reading or changing thpnuma's settings in debugfs");
+	if (errno != ENOENT) {
+		error("cannot access %s: %s", dir, strerror(errno));
+		return EXIT_FAIL;
+	}
+	if (!getenv(ENV_DEBUGFS) && !debugfs_mounted()) {
+		if (geteuid() != 0) {
+			error("debugfs is not mounted at " DEBUGFS_MOUNT
+			      "; as root, mount it with: " MOUNT_HINT);
+			return EXIT_FAIL;
+		}
+		if (mount("none", DEBUGFS_MOUNT, "debugfs", 0, NULL)) {
+			error("debugfs is not mounted and mounting it failed (%s); try: "
+			      MOUNT_HINT, strerror(errno));
+			return EXIT_FAIL;
+		}
+		if (stat(dir, &st) == 0)
+			return 0;
+	}
+	if (!module_loaded()) {
+		error(MODULE_NAME " is not loaded; load it with: " PROG " load");
+		return EXIT_FAIL;
+	}
+	error("%s is missing although " MODULE_NAME " is loaded", dir);
+	return EXIT_FAIL;
+}
+
+int debugfs_failure(const char *verb, const char *file, int err)
+{
+	if (err == EACCES || err == EPERM) {
+		char what[128];
+
+		snprintf(what, sizeof(what), "%s %s", verb, file);
+		return needs_root(what);
+	}
+	error("cannot %s %s/%s: %s", verb, debugfs_dir(), file,
+	      strerror(err));
+	return EXIT_FAIL;
+}
+
+int read_debugfs(const char *file, char **text)
+{
+	char path[PATH_MAX];
+
+	debugfs_path(path, sizeof(path), file);
+	*text = read_text(path);
+	if (*text)
+		return 0;
+	/* The module went away since ensure_debugfs() found it. */
+	if (errno == ENOENT && !module_loaded() && !getenv(ENV_DEBUGFS)) {
+		error(MODULE_NAME " is no longer loaded");
+		return EXIT_FAIL;
+	}
+	return debugfs_failure("read", file, errno);
+}
+
+int debugfs_parse_failure(const char *file, const char *reason)
+{
+	char path[PATH_MAX];
+
+	debugfs_path(path, sizeof(path), file);
+	error("cannot parse %s: %s", path, reason);
+	return EXIT_FAIL;
+}

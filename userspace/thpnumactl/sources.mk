@@ -1,0 +1,6 @@
+# thpnumactl's own sources, listed once for userspace.mk and the host tests.
+# Include it with TOP set; the tool also links $(USERSPACE_LIB_SRCS).
+THPNUMACTL_SRC := $(TOP)/userspace/thpnumactl
+THPNUMACTL_SRCS := $(addprefix $(THPNUMACTL_SRC)/,thpnumactl.c cli.c files.c \
+	cmd-module.c cmd-settings.c cmd-stat.c cmd-tasks.c)
+THPNUMACTL_HDRS := $(THPNUMACTL_SRC)/thpnumactl.h

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * thpnumactl's shared declarations: the command descriptor every cmd-*.c
+ * file ends with, exit codes, paths, and the helpers of cli.c and files.c.
+ */
+#ifndef THPNUMACTL_H
+#define THPNUMACTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "policy.h"
+#include "text.h"
+
+#ifndef THPNUMA_VERSION
+#define THPNUMA_VERSION "unknown"
+#endif
+
+#define PROG			"thpnumactl"
+#define MODULE_NAME		"thpnuma"
+#define DEBUGFS_MOUNT		"/sys/kernel/debug"
+#define DEFAULT_DEBUGFS_DIR	DEBUGFS_MOUNT "/" MODULE_NAME
+#define DEFAULT_SYSFS_ROOT	"/sys"
+/* Test hooks: point the tool at a fake directory tree. */
+#define ENV_DEBUGFS		"THPNUMACTL_DEBUGFS"
+#define ENV_SYSFS		"THPNUMACTL_SYSFS"
+#define MOUNT_HINT		"mount -t debugfs none " DEBUGFS_MOUNT
+
+/* The contract: 0 success, 1 runtime failure, 2 usage error. */
+enum {
+	EXIT_OK		= 0,
+	EXIT_FAIL	= 1,
+	EXIT_USAGE	= 2,
+};
+
+struct command {
+	const char *name;
+	int (*run)(const struct command *cmd, int argc, char *argv[]);
+	const char *summary;
+	const char *usage;	/* full --help text: options and examples */
+};
+
+/* In the order `thpnumactl --help` lists them (thpnumactl.c). */
+extern const struct command cmd_load, cmd_unload, cmd_status;	/* cmd-module.c */
+extern const struct command cmd_policy, cmd_zone_reclaim, cmd_scope,
+	cmd_reset;						/* cmd-settings.c */
+extern const struct command cmd_stat, cmd_watch;		/* cmd-stat.c */
+extern const struct command cmd_run, cmd_tasks, cmd_task,
+	cmd_policies;						/* cmd-tasks.c */
+extern const struct command cmd_help;				/* thpnumactl.c */
+
+/* ---- cli.c: messages, options, names -------------------------------- */
+
+/* "thpnumactl: message" on stderr. */
+void error(const char *fmt, ...) __printf(1, 2);
+/* "thpnumactl CMD: message" and a pointer to --help; returns EXIT_USAGE. */
+int usage_error(const struct command *cmd, const char *fmt, ...)
+	__printf(2, 3);
+/* For getopt_long's '?' and ':' returns (opterr is off). */
+int option_error(const struct command *cmd, int c, char *argv[]);
+int needs_root(const char *what);
+void show_help(const struct command *cmd);
+
+/*
+ * The options of commands without their own: --help, and --json where
+ * @json is not NULL. Returns -1 to go on, else the exit status.
+ */
+int parse_simple_options(const struct command *cmd, int argc, char *argv[],
+			 int max_args, bool *json);
+int parse_no_options(const struct command *cmd, int argc, char *argv[],
+		     int max_args);
+
+int lookup_name(const char *name, const char *const *names, unsigned int nr);
+void join_names(char *buf, size_t len, const char *const *names,
+		unsigned int nr);
+/* -1 if @name is one of @s's choices, else a usage error's exit status. */
+int check_choice(const struct command *cmd, const struct thpnuma_setting *s,
+		 const char *name);
+/* The same for a policy name. */
+int check_policy(const struct command *cmd, const char *name);
+
+#define ZONE_RECLAIM_SYNTAX "0-7, none, or a comma list of reclaim,write,swap"
+/* "0"-"7", "none", or a comma list of reclaim,write,swap. */
+int parse_zone_reclaim(const char *text, unsigned int *bits);
+/* "5 (reclaim,swap)" */
+void format_zone_reclaim(char *buf, size_t len, unsigned int bits);
+
+/* ---- files.c: debugfs and sysfs ------------------------------------- */
+
+const char *debugfs_dir(void);
+const char *sysfs_root(void);
+void debugfs_path(char *buf, size_t len, const char *file);
+void sysfs_path(char *buf, size_t len, const char *rel);
+
+/* First line of a small file, newline stripped; -errno on failure. */
+int read_line(const char *path, char *out, size_t len);
+/* One write(2) per value: the module takes one whole value per write. */
+int write_value(const char *path, const char *value);
+
+bool module_loaded(void);
+/*
+ * Make sure thpnuma's debugfs directory is reachable: mount debugfs if
+ * it is not mounted and we may, else say exactly what is missing.
+ * Returns 0 or an exit status after a message.
+ */
+int ensure_debugfs(void);
+/* Why a debugfs file could not be read or written, in words. */
+int debugfs_failure(const char *verb, const char *file, int err);
+/*
+ * Debugfs @file whole into *@text (free it). Returns 0, or an exit
+ * status after saying why.
+ */
+int read_debugfs(const char *file, char **text);
+/* A debugfs file's contents were not what thpnumactl understands. */
+int debugfs_parse_failure(const char *file, const char *reason);
+
+#endif /* THPNUMACTL_H */
