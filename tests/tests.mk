@@ -2,24 +2,37 @@
 .SECONDARY:
 
 GUEST_BIN := $(BUILD)/guest-bin
-GUEST_C := $(wildcard $(TOP)/tests/guest/*.c)
-GUEST_SH := $(wildcard $(TOP)/tests/guest/*.sh)
+# tests/guest holds the tests; lib/ the code and shell helpers they share;
+# helpers/ programs the tests run. The guest sees them all flat in /tests,
+# with the harness self-tests (tests/vm/selftest) and tests/tools.
+GUEST := $(TOP)/tests/guest
+GUEST_C := $(wildcard $(GUEST)/*.c $(GUEST)/helpers/*.c)
+GUEST_SH := $(wildcard $(GUEST)/*.sh $(GUEST)/lib/*.sh $(TOP)/tests/vm/selftest/*.sh \
+	$(TOP)/tests/tools/*.sh)
 STATIC_CFLAGS := $(CFLAGS) $(WARN) -Wno-clobbered -static -I$(TOP)/tests/include -I$(TOP)/module \
-	-I$(TOP)/userspace/workloads
-# The guest tests share the workloads' node and memory helpers.
-GUEST_LIBS := $(TOP)/module/policy.c $(TOP)/userspace/workloads/wl.c
+	-I$(TOP)/userspace/workloads -I$(TOP)/userspace/lib -I$(GUEST)/lib
+# Linked into every guest program: the shared test code, the workloads'
+# node and memory helpers, and the userspace library (USERSPACE_LIB_SRCS:
+# the stats parser; the counter names it uses are in module/policy.c).
+GUEST_LIBS = $(GUEST)/lib/test_util.c $(TOP)/module/policy.c $(TOP)/userspace/workloads/wl.c \
+	$(USERSPACE_LIB_SRCS)
+GUEST_HDRS := $(wildcard $(TOP)/tests/include/*.h $(GUEST)/lib/*.h $(TOP)/module/*.h \
+	$(TOP)/userspace/lib/*.h) $(TOP)/userspace/workloads/wl.h
 
 .PHONY: deps guest-bin initramfs check-host check-dkms check-vm check-stress demo
 
 deps:
 	$(TOP)/tests/install-deps.sh
 
-$(GUEST_BIN)/%: $(TOP)/tests/guest/%.c $(wildcard $(TOP)/tests/include/*.h $(TOP)/tests/guest/*.h) \
-		$(GUEST_LIBS) $(TOP)/userspace/workloads/wl.h
+$(GUEST_BIN)/%: $(GUEST)/%.c $(GUEST_LIBS) $(GUEST_HDRS)
 	@mkdir -p $(GUEST_BIN)
 	$(CC) $(STATIC_CFLAGS) -o $@ $< $(GUEST_LIBS) -lpthread
 
-guest-bin: $(patsubst $(TOP)/tests/guest/%.c,$(GUEST_BIN)/%,$(GUEST_C)) static-userspace
+$(GUEST_BIN)/%: $(GUEST)/helpers/%.c $(GUEST_LIBS) $(GUEST_HDRS)
+	@mkdir -p $(GUEST_BIN)
+	$(CC) $(STATIC_CFLAGS) -o $@ $< $(GUEST_LIBS) -lpthread
+
+guest-bin: $(addprefix $(GUEST_BIN)/,$(basename $(notdir $(GUEST_C)))) static-userspace
 	@mkdir -p $(GUEST_BIN)
 	cp $(GUEST_SH) $(GUEST_BIN)/
 

@@ -4,7 +4,7 @@
  * faulting THPs on a node under memory pressure, so that unload races
  * with tasks sleeping in reclaim inside the hook's replacement.
  */
-#include "thpnuma_test.h"
+#include "test_util.h"
 #include "kselftest_harness.h"
 
 /* LOADLOOP_CYCLES overrides; make check runs a short form. */
@@ -32,14 +32,12 @@ static pid_t start_faulter(int node, int *count_fd)
 		unsigned long rounds = 0;
 
 		close(pipefd[0]);
-		pin_to_node(node);
+		wl_pin_to_node(node);
 		for (;;) {
-			char *p = map_region(FAULT_REGION, MADV_HUGEPAGE);
+			char *p = wl_map(FAULT_REGION, MADV_HUGEPAGE);
 
-			if (p) {
-				touch_region(p, FAULT_REGION);
-				munmap(p, FAULT_REGION);
-			}
+			touch_region(p, FAULT_REGION);
+			munmap(p, FAULT_REGION);
 			if (++rounds % 16 == 0 &&
 			    write(pipefd[1], &rounds, sizeof(rounds)) < 0)
 				_exit(1);
@@ -69,7 +67,7 @@ FIXTURE_SETUP(loadloop)
 	ASSERT_LT(0, self->hog);
 	self->faulter = start_faulter(1, &self->count_fd);
 	ASSERT_LT(0, self->faulter);
-	ASSERT_EQ(0, pin_to_node(0));
+	wl_pin_to_node(0);
 }
 
 FIXTURE_TEARDOWN(loadloop)
@@ -96,7 +94,7 @@ TEST_F_TIMEOUT(loadloop, load_unload_under_thp_faults, 1200)
 	int cycles = env && *env ? atoi(env) : CYCLES;
 	unsigned long hooked = 0, rounds = 0;
 	int load_failures = 0, unload_failures = 0;
-	struct thp_stats s;
+	struct thpnuma_stats s = { 0 };
 
 	for (int i = 0; i < cycles; i++) {
 		const char *params = cycle_params[i % ARRAY_SIZE(cycle_params)];
@@ -109,8 +107,9 @@ TEST_F_TIMEOUT(loadloop, load_unload_under_thp_faults, 1200)
 		}
 		usleep(20000);
 		if (!read_stats(&s))
-			hooked += s.v[1][ST_LOCAL] + s.v[1][ST_REMOTE] +
-				  s.v[1][ST_FALLBACK];
+			hooked += stat_of(&s, 1, THPNUMA_THP_LOCAL) +
+				  stat_of(&s, 1, THPNUMA_THP_REMOTE) +
+				  stat_of(&s, 1, THPNUMA_THP_FALLBACK);
 		ret = module_unload();
 		if (ret) {
 			unload_failures++;
@@ -118,6 +117,7 @@ TEST_F_TIMEOUT(loadloop, load_unload_under_thp_faults, 1200)
 		}
 		rounds += faulter_rounds(self->count_fd) ? 1 : 0;
 	}
+	stats_free(&s);
 	TH_LOG("%d cycles; %lu THP faults seen by the hook; faulter progressed in %lu cycles",
 	       cycles, hooked, rounds);
 	EXPECT_EQ(0, load_failures);

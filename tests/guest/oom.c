@@ -8,8 +8,8 @@
  *
  * Env: OOM_POLICIES (default "kernel strict-local local-then-remote").
  */
-#include "thpnuma_test.h"
-#include "tap.h"
+#include "test_util.h"
+#include "kselftest.h"
 
 #define CHUNK		(8 * MiB)
 #define HOG_TIMEOUT	300	/* seconds for every hog to be killed */
@@ -26,17 +26,10 @@ static pid_t start_oom_hog(int node)
 	if (pid)
 		return pid;
 	set_oom_score_adj("1000");
-	pin_to_node(node);
-	for (unsigned long i = 0;; i++) {
-		char *p = map_region(CHUNK, i % 2 ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
-
-		if (!p) {
-			/* mmap itself failed: keep what we have and wait to die. */
-			for (;;)
-				pause();
-		}
-		touch_region(p, CHUNK);
-	}
+	wl_pin_to_node(node);
+	/* MAP_NORESERVE mappings: the touches, not mmap(), run out of memory. */
+	for (unsigned long i = 0;; i++)
+		touch_region(wl_map(CHUNK, i % 2 ? MADV_HUGEPAGE : MADV_NOHUGEPAGE), CHUNK);
 }
 
 struct oom_outcome {
@@ -48,12 +41,12 @@ struct oom_outcome {
 static void exhaust(struct oom_outcome *o)
 {
 	pid_t hogs[MAX_NODES];
-	long kills = vmstat("oom_kill");
+	long kills = vmstat_value("oom_kill");
 	time_t deadline = time(NULL) + HOG_TIMEOUT;
 	int left;
 
 	memset(o, 0, sizeof(*o));
-	o->hogs = nr_nodes();
+	o->hogs = wl_nr_nodes();
 	for (int n = 0; n < o->hogs; n++)
 		hogs[n] = start_oom_hog(n);
 	left = o->hogs;
@@ -69,7 +62,7 @@ static void exhaust(struct oom_outcome *o)
 		if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
 			o->killed++;
 		else
-			tap_diag("hog %d ended with status 0x%x", pid, status);
+			ksft_print_msg("hog %d ended with status 0x%x\n", pid, status);
 	}
 	if (left > 0) {
 		o->timed_out = left;
@@ -78,61 +71,67 @@ static void exhaust(struct oom_outcome *o)
 		while (waitpid(-1, NULL, 0) > 0)
 			;
 	}
-	o->oom_kills = vmstat("oom_kill") - kills;
+	o->oom_kills = vmstat_value("oom_kill") - kills;
 }
 
 static void run(const char *label, const char *policy, const struct oom_outcome *ref,
 		struct oom_outcome *o)
 {
+	struct thpnuma_stats s = { 0 };
 	char params[64], cur[64];
-	struct thp_stats s;
+	int ret;
 
 	if (policy) {
 		snprintf(params, sizeof(params), "policy=%s zone_reclaim=7", policy);
-		if (!tap_ok(module_load(params) == 0, "%s: module loads", label))
+		ret = module_load(params);
+		ksft_test_result(ret == 0, "%s: module loads\n", label);
+		if (ret)
 			return;
 	}
 	exhaust(o);
-	tap_diag("%s: %d hogs, %d killed by SIGKILL, %ld OOM kills, %d timed out",
+	ksft_print_msg("%s: %d hogs, %d killed by SIGKILL, %ld OOM kills, %d timed out\n",
 		 label, o->hogs, o->killed, o->oom_kills, o->timed_out);
-	tap_ok(o->killed == o->hogs && !o->timed_out,
-	       "%s: every hog killed by SIGKILL (%d of %d)", label, o->killed, o->hogs);
-	tap_ok(o->oom_kills == o->hogs, "%s: the OOM killer killed the hogs and only them (%ld kills)",
+	ksft_test_result(o->killed == o->hogs && !o->timed_out,
+	       "%s: every hog killed by SIGKILL (%d of %d)\n", label, o->killed, o->hogs);
+	ksft_test_result(o->oom_kills == o->hogs, "%s: the OOM killer killed the hogs and only them (%ld kills)\n",
 	       label, o->oom_kills);
 	if (ref)
-		tap_ok(o->killed == ref->killed && o->oom_kills == ref->oom_kills,
-		       "%s: same outcome as with the module absent", label);
+		ksft_test_result(o->killed == ref->killed && o->oom_kills == ref->oom_kills,
+		       "%s: same outcome as with the module absent\n", label);
 	if (!policy)
 		return;
-	tap_ok(read_stats(&s) == 0, "%s: stats still readable", label);
-	tap_ok(write_file(THPNUMA_DEBUGFS "/policy", "kernel") == 0 &&
+	ksft_test_result(read_stats(&s) == 0, "%s: stats still readable\n", label);
+	stats_free(&s);
+	ksft_test_result(write_file(THPNUMA_DEBUGFS "/policy", "kernel") == 0 &&
 	       !read_choice(THPNUMA_DEBUGFS "/policy", cur, sizeof(cur)) &&
-	       !strcmp(cur, "kernel"), "%s: policy still writable", label);
-	tap_ok(module_unload() == 0, "%s: module unloads", label);
+	       !strcmp(cur, "kernel"), "%s: policy still writable\n", label);
+	ksft_test_result(module_unload() == 0, "%s: module unloads\n", label);
 }
 
 int main(void)
 {
 	const char *list = getenv("OOM_POLICIES");
-	char policies[256], *p, *save;
+	char policies[256], *names[128], *p, *save;
 	struct oom_outcome ref, o;
 	struct thp_knobs knobs;
 	int n = 0;
 
 	snprintf(policies, sizeof(policies), "%s",
 		 list ? list : "kernel strict-local local-then-remote");
-	for (p = policies; *p; p++)
-		n += *p == ' ' ? 1 : 0;
-	tap_plan(2 + (n + 1) * 6);
+	for (p = strtok_r(policies, " ", &save); p; p = strtok_r(NULL, " ", &save))
+		names[n++] = p;
+	/* Exempt, 2 without the module, 7 per policy, the last load. */
+	ksft_print_header();
+	ksft_set_plan(1 + 2 + 7 * n + 1);
 	thp_knobs_save(&knobs);
 	thp_knobs_quiet("always", "madvise");
-	tap_ok(set_oom_score_adj("-1000") == 0, "this test is exempt from the OOM killer");
+	ksft_test_result(set_oom_score_adj("-1000") == 0, "this test is exempt from the OOM killer\n");
 	if (module_loaded())
 		module_unload();
 	run("module absent", NULL, NULL, &ref);
-	for (p = strtok_r(policies, " ", &save); p; p = strtok_r(NULL, " ", &save))
-		run(p, p, &ref, &o);
-	tap_ok(module_load("") == 0 && module_unload() == 0, "module loads and unloads after all");
+	for (int i = 0; i < n; i++)
+		run(names[i], names[i], &ref, &o);
+	ksft_test_result(module_load("") == 0 && module_unload() == 0, "module loads and unloads after all\n");
 	thp_knobs_restore(&knobs);
-	return tap_exit();
+	ksft_finished();
 }

@@ -5,10 +5,9 @@
  * loaded nor unloaded. Checked twice: with debugfs' own 0700 root, and
  * with the root opened to 0755 so that only thpnuma's file modes guard.
  */
-#include "thpnuma_test.h"
+#include "test_util.h"
 #include <grp.h>
-#include <sys/stat.h>
-#include "tap.h"
+#include "kselftest.h"
 
 #define NOBODY	65534
 
@@ -120,26 +119,28 @@ static void pass(const char *label, const void *image, size_t size)
 {
 	char before[256], after[256];
 	struct outcome o;
+	bool ran;
 
 	state(before, sizeof(before));
-	if (!tap_ok(run_unprivileged(&o, image, size) == 0 && o.uid == NOBODY,
-		    "%s: child runs as uid %d", label, NOBODY))
+	ran = run_unprivileged(&o, image, size) == 0 && o.uid == NOBODY;
+	ksft_test_result(ran, "%s: child runs as uid %d\n", label, NOBODY);
+	if (!ran)
 		return;
 	for (size_t i = 0; i < NR_FILES; i++) {
-		tap_ok(refused(o.read_err[i]), "%s: read of %s refused (%s)", label,
+		ksft_test_result(refused(o.read_err[i]), "%s: read of %s refused (%s)\n", label,
 		       files[i], o.read_err[i] ? strerror(o.read_err[i]) : "allowed");
-		tap_ok(refused(o.write_err[i]), "%s: write to %s refused (%s)", label,
+		ksft_test_result(refused(o.write_err[i]), "%s: write to %s refused (%s)\n", label,
 		       files[i], o.write_err[i] ? strerror(o.write_err[i]) : "allowed");
 	}
-	tap_ok(o.finit_err == EPERM, "%s: finit_module refused with EPERM (%s)", label,
+	ksft_test_result(o.finit_err == EPERM, "%s: finit_module refused with EPERM (%s)\n", label,
 	       o.finit_err > 0 ? strerror(o.finit_err) : o.finit_err ? "open failed" : "allowed");
-	tap_ok(o.init_err == EPERM, "%s: init_module refused with EPERM (%s)", label,
+	ksft_test_result(o.init_err == EPERM, "%s: init_module refused with EPERM (%s)\n", label,
 	       o.init_err ? strerror(o.init_err) : "allowed");
-	tap_ok(o.delete_err == EPERM && module_loaded(),
-	       "%s: delete_module refused with EPERM, module still loaded (%s)", label,
+	ksft_test_result(o.delete_err == EPERM && module_loaded(),
+	       "%s: delete_module refused with EPERM, module still loaded (%s)\n", label,
 	       o.delete_err ? strerror(o.delete_err) : "allowed");
 	state(after, sizeof(after));
-	tap_ok(!strcmp(before, after) && before[0], "%s: settings unchanged", label);
+	ksft_test_result(!strcmp(before, after) && before[0], "%s: settings unchanged\n", label);
 }
 
 int main(void)
@@ -148,23 +149,27 @@ int main(void)
 	struct outcome o;
 	size_t size;
 	void *image;
+	int ret;
 
-	tap_plan(2 * (1 + 2 * NR_FILES + 4) + 5);
+	ksft_print_header();
+	ksft_set_plan(2 * (1 + 2 * NR_FILES + 4) + 5);
 	image = read_whole(THPNUMA_KO, &size);
 	if (module_loaded())
 		module_unload();
 	run_unprivileged(&o, image, size);
-	tap_ok(o.uid == NOBODY && o.finit_err == EPERM && o.init_err == EPERM,
-	       "module absent: finit_module and init_module refused as nobody (%s, %s)",
+	ksft_test_result(o.uid == NOBODY && o.finit_err == EPERM && o.init_err == EPERM,
+	       "module absent: finit_module and init_module refused as nobody (%s, %s)\n",
 	       strerror(o.finit_err), strerror(o.init_err));
-	tap_ok(!module_loaded(), "module absent: still not loaded");
-	if (!tap_ok(module_load("policy=strict-local") == 0, "module loads as root"))
-		return 1;
+	ksft_test_result(!module_loaded(), "module absent: still not loaded\n");
+	ret = module_load("policy=strict-local");
+	ksft_test_result(ret == 0, "module loads as root\n");
+	if (ret)
+		ksft_exit_fail();
 	stat("/sys/kernel/debug", &root);
 	pass("debugfs 0700", image, size);
-	tap_ok(chmod("/sys/kernel/debug", 0755) == 0, "debugfs root opened to 0755");
+	ksft_test_result(chmod("/sys/kernel/debug", 0755) == 0, "debugfs root opened to 0755\n");
 	pass("debugfs 0755", image, size);
 	chmod("/sys/kernel/debug", root.st_mode & 07777);
-	tap_ok(module_unload() == 0, "module unloads as root");
-	return tap_exit();
+	ksft_test_result(module_unload() == 0, "module unloads as root\n");
+	ksft_finished();
 }

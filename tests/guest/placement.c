@@ -3,38 +3,41 @@
  * Where THP faults land under each policy, and whether thpnuma's counters
  * agree exactly with the kernel's own accounting.
  */
-#include "thpnuma_test.h"
+#include "test_util.h"
 #include "kselftest_harness.h"
 
 #define STORM_REGION	(400 * MiB)
 #define SMALL_REGION	(64 * MiB)
 
+/* Zero-initialised before the first measure_begin(). */
 struct measurement {
 	int nodes;
 	long thp_before[MAX_NODES], thp_after[MAX_NODES];
-	long alloc, fallback, pswpout, compact_stall;
-	struct thp_stats s0, s1;
+	long alloc, fallback, pswpout, compact_stall;	/* vmstat deltas */
+	struct wl_vmstat vm0;
+	struct thpnuma_stats s0, s1;
 };
 
 static void measure_begin(struct measurement *m)
 {
-	m->nodes = nr_nodes();
+	m->nodes = wl_nr_nodes();
 	node_thps(m->thp_before, m->nodes);
 	read_stats(&m->s0);
-	m->alloc = vmstat("thp_fault_alloc");
-	m->fallback = vmstat("thp_fault_fallback");
-	m->pswpout = vmstat("pswpout");
-	m->compact_stall = vmstat("compact_stall");
+	wl_vmstat_read(&m->vm0);
 }
 
 static void measure_end(struct measurement *m)
 {
+	struct wl_vmstat vm1, d;
+
 	node_thps(m->thp_after, m->nodes);
 	read_stats(&m->s1);
-	m->alloc = vmstat("thp_fault_alloc") - m->alloc;
-	m->fallback = vmstat("thp_fault_fallback") - m->fallback;
-	m->pswpout = vmstat("pswpout") - m->pswpout;
-	m->compact_stall = vmstat("compact_stall") - m->compact_stall;
+	wl_vmstat_read(&vm1);
+	wl_vmstat_delta(&d, &m->vm0, &vm1);
+	m->alloc = d.v[VM_THP_FAULT_ALLOC];
+	m->fallback = d.v[VM_THP_FAULT_FALLBACK];
+	m->pswpout = d.v[VM_PSWPOUT];
+	m->compact_stall = d.v[VM_COMPACT_STALL];
 }
 
 static long placed(const struct measurement *m, int node)
@@ -68,10 +71,8 @@ static unsigned long long delta_sum(const struct measurement *m, int c)
 /* Fault @size bytes on node 0's CPU; keep the region mapped while measuring. */
 static void fault_region(struct measurement *m, size_t size, int advice)
 {
-	char *p = map_region(size, advice);
+	char *p = wl_map(size, advice);
 
-	if (!p)
-		return;
 	measure_begin(m);
 	touch_region(p, size);
 	measure_end(m);
@@ -83,10 +84,10 @@ static void log_measurement(struct __test_metadata *_metadata,
 {
 	for (int n = 0; n < m->nodes; n++)
 		TH_LOG("node%d: placed %ld; local %llu remote %llu fallback %llu remote_in %llu passthrough %llu compact %llu reclaim %llu/%llu pages",
-		       n, placed(m, n), delta(m, n, ST_LOCAL), delta(m, n, ST_REMOTE),
-		       delta(m, n, ST_FALLBACK), delta(m, n, ST_REMOTE_IN),
-		       delta(m, n, ST_PASSTHROUGH), delta(m, n, ST_COMPACT_STALL),
-		       delta(m, n, ST_RECLAIM_STALL), delta(m, n, ST_RECLAIM_PAGES));
+		       n, placed(m, n), delta(m, n, THPNUMA_THP_LOCAL), delta(m, n, THPNUMA_THP_REMOTE),
+		       delta(m, n, THPNUMA_THP_FALLBACK), delta(m, n, THPNUMA_THP_REMOTE_IN),
+		       delta(m, n, THPNUMA_PASSTHROUGH), delta(m, n, THPNUMA_COMPACT_STALL),
+		       delta(m, n, THPNUMA_RECLAIM_STALL), delta(m, n, THPNUMA_RECLAIM_PAGES));
 	TH_LOG("vmstat: thp_fault_alloc %ld thp_fault_fallback %ld pswpout %ld compact_stall %ld",
 	       m->alloc, m->fallback, m->pswpout, m->compact_stall);
 }
@@ -95,22 +96,22 @@ static void log_measurement(struct __test_metadata *_metadata,
 static void expect_exact(struct __test_metadata *_metadata,
 			 const struct measurement *m)
 {
-	EXPECT_EQ(m->alloc, (long)(delta_sum(m, ST_LOCAL) + delta_sum(m, ST_REMOTE)));
-	EXPECT_EQ(m->fallback, (long)delta_sum(m, ST_FALLBACK));
+	EXPECT_EQ(m->alloc, (long)(delta_sum(m, THPNUMA_THP_LOCAL) + delta_sum(m, THPNUMA_THP_REMOTE)));
+	EXPECT_EQ(m->fallback, (long)delta_sum(m, THPNUMA_THP_FALLBACK));
 	for (int n = 0; n < m->nodes; n++) {
 		EXPECT_EQ(placed(m, n),
-			  (long)(delta(m, n, ST_LOCAL) + delta(m, n, ST_REMOTE_IN))) {
+			  (long)(delta(m, n, THPNUMA_THP_LOCAL) + delta(m, n, THPNUMA_THP_REMOTE_IN))) {
 			TH_LOG("node %d", n);
 		}
-		EXPECT_EQ(delta(m, n, ST_COMPACT_STALL),
-			  delta(m, n, ST_COMPACT_SUCCESS) + delta(m, n, ST_COMPACT_FAIL));
+		EXPECT_EQ(delta(m, n, THPNUMA_COMPACT_STALL),
+			  delta(m, n, THPNUMA_COMPACT_SUCCESS) + delta(m, n, THPNUMA_COMPACT_FAIL));
 	}
 	/*
 	 * Compaction the module saw was a kernel compact_stall too. Not the
 	 * converse: the kernel also counts stalls of other allocations, and
 	 * deferred attempts where compact_zone_order() never ran.
 	 */
-	EXPECT_TRUE(delta_sum(m, ST_COMPACT_STALL) == 0 || m->compact_stall > 0);
+	EXPECT_TRUE(delta_sum(m, THPNUMA_COMPACT_STALL) == 0 || m->compact_stall > 0);
 }
 
 enum expectation {
@@ -169,7 +170,7 @@ FIXTURE_SETUP(storm)
 		SKIP(return, "no swap device: the storm needs zram swap");
 	thp_knobs_quiet("madvise", "madvise");
 	ASSERT_EQ(0, module_load(variant->params));
-	ASSERT_EQ(0, pin_to_node(0));
+	wl_pin_to_node(0);
 	drop_caches();
 	self->hog = start_storm_hog();
 	ASSERT_LT(0, self->hog);
@@ -188,7 +189,7 @@ FIXTURE_TEARDOWN(storm)
 
 TEST_F_TIMEOUT(storm, fault_400m_on_full_node0, 600)
 {
-	struct measurement m;
+	struct measurement m = { 0 };
 	long total;
 
 	fault_region(&m, STORM_REGION, MADV_HUGEPAGE);
@@ -199,12 +200,12 @@ TEST_F_TIMEOUT(storm, fault_400m_on_full_node0, 600)
 	switch (variant->expect) {
 	case NO_REMOTE:
 		EXPECT_EQ(0, remote_placed(&m));
-		EXPECT_EQ(0ULL, delta(&m, 0, ST_REMOTE));
+		EXPECT_EQ(0ULL, delta(&m, 0, THPNUMA_THP_REMOTE));
 		break;
 	case REMOTE_NO_SWAP:
 		EXPECT_EQ(0, m.pswpout);
 		/* Compaction only: no direct reclaim on node 0. */
-		EXPECT_EQ(0ULL, delta(&m, 0, ST_RECLAIM_STALL));
+		EXPECT_EQ(0ULL, delta(&m, 0, THPNUMA_RECLAIM_STALL));
 		EXPECT_GE(remote_placed(&m) * 10, (long)(STORM_REGION / HPAGE_SIZE) * 9)
 			TH_LOG("%ld of %ld THPs remote", remote_placed(&m), total);
 		break;
@@ -213,7 +214,7 @@ TEST_F_TIMEOUT(storm, fault_400m_on_full_node0, 600)
 		break;
 	case SWAPS:
 		EXPECT_LT(0, m.pswpout);
-		EXPECT_LT(0ULL, delta(&m, 0, ST_RECLAIM_STALL));
+		EXPECT_LT(0ULL, delta(&m, 0, THPNUMA_RECLAIM_STALL));
 		break;
 	case EXACT_ONLY:
 		break;
@@ -239,7 +240,7 @@ FIXTURE_SETUP(free_node)
 	thp_knobs_save(&self->knobs);
 	thp_knobs_quiet("madvise", "madvise");
 	ASSERT_EQ(0, module_load(variant->params));
-	ASSERT_EQ(0, pin_to_node(0));
+	wl_pin_to_node(0);
 	drop_caches();
 }
 
@@ -253,15 +254,15 @@ FIXTURE_TEARDOWN(free_node)
 TEST_F_TIMEOUT(free_node, all_thps_local, 120)
 {
 	const long want = SMALL_REGION / HPAGE_SIZE;
-	struct measurement m;
+	struct measurement m = { 0 };
 
 	fault_region(&m, SMALL_REGION, MADV_HUGEPAGE);
 	log_measurement(_metadata, &m);
 	expect_exact(_metadata, &m);
 	EXPECT_EQ(want, placed(&m, 0));
 	EXPECT_EQ(0, remote_placed(&m));
-	EXPECT_EQ(want, (long)delta(&m, 0, ST_LOCAL));
-	EXPECT_EQ(0ULL, delta_sum(&m, ST_REMOTE) + delta_sum(&m, ST_FALLBACK));
+	EXPECT_EQ(want, (long)delta(&m, 0, THPNUMA_THP_LOCAL));
+	EXPECT_EQ(0ULL, delta_sum(&m, THPNUMA_THP_REMOTE) + delta_sum(&m, THPNUMA_THP_FALLBACK));
 }
 
 /*
@@ -275,16 +276,16 @@ static void expect_passthrough(struct __test_metadata *_metadata,
 	log_measurement(_metadata, m);
 	EXPECT_EQ(on_node0, placed(m, 0));
 	EXPECT_EQ(on_node1, placed(m, 1));
-	EXPECT_EQ(on_node0 + on_node1, (long)delta(m, 0, ST_PASSTHROUGH));
-	EXPECT_EQ(0ULL, delta_sum(m, ST_LOCAL) + delta_sum(m, ST_REMOTE) +
-		     delta_sum(m, ST_FALLBACK));
+	EXPECT_EQ(on_node0 + on_node1, (long)delta(m, 0, THPNUMA_PASSTHROUGH));
+	EXPECT_EQ(0ULL, delta_sum(m, THPNUMA_THP_LOCAL) + delta_sum(m, THPNUMA_THP_REMOTE) +
+		     delta_sum(m, THPNUMA_THP_FALLBACK));
 }
 
 /* Explicit memory policies win over every thpnuma policy. */
 TEST_F_TIMEOUT(free_node, bound_task_is_passthrough, 120)
 {
 	const long want = SMALL_REGION / HPAGE_SIZE;
-	struct measurement m;
+	struct measurement m = { 0 };
 
 	ASSERT_EQ(0, set_mempolicy_nodes(MPOL_BIND, 1UL << 1));
 	fault_region(&m, SMALL_REGION, MADV_HUGEPAGE);
@@ -296,7 +297,7 @@ TEST_F_TIMEOUT(free_node, bound_task_is_passthrough, 120)
 TEST_F_TIMEOUT(free_node, cpuset_without_local_node_is_passthrough, 120)
 {
 	const long want = SMALL_REGION / HPAGE_SIZE;
-	struct measurement m;
+	struct measurement m = { 0 };
 
 	if (!cpuset_available())
 		SKIP(return, "no cgroup-v2 cpuset controller");
@@ -309,7 +310,7 @@ TEST_F_TIMEOUT(free_node, cpuset_without_local_node_is_passthrough, 120)
 TEST_F_TIMEOUT(free_node, interleaved_task_is_passthrough, 120)
 {
 	const long want = SMALL_REGION / HPAGE_SIZE;
-	struct measurement m;
+	struct measurement m = { 0 };
 
 	ASSERT_EQ(0, set_mempolicy_nodes(MPOL_INTERLEAVE, 0x3));
 	fault_region(&m, SMALL_REGION, MADV_HUGEPAGE);
@@ -322,7 +323,7 @@ TEST_F_TIMEOUT(free_node, interleaved_task_is_passthrough, 120)
 TEST_F_TIMEOUT(free_node, madvise_scope_leaves_other_vmas_alone, 120)
 {
 	const long want = SMALL_REGION / HPAGE_SIZE;
-	struct measurement m;
+	struct measurement m = { 0 };
 
 	ASSERT_EQ(0, write_file(THP_SYSFS "/enabled", "always"));
 	ASSERT_EQ(0, write_file(THPNUMA_DEBUGFS "/scope", "madvise"));
@@ -330,15 +331,15 @@ TEST_F_TIMEOUT(free_node, madvise_scope_leaves_other_vmas_alone, 120)
 	fault_region(&m, SMALL_REGION, 0);
 	log_measurement(_metadata, &m);
 	EXPECT_EQ(want, placed(&m, 0));
-	for (int c = 0; c < NR_STATS; c++) {
+	for (int c = 0; c < THPNUMA_NR_COUNTERS; c++) {
 		EXPECT_EQ(0ULL, delta_sum(&m, c)) {
-			TH_LOG("counter %d", c);
+			TH_LOG("%s", thpnuma_counter_names[c]);
 		}
 	}
 
 	fault_region(&m, SMALL_REGION, MADV_HUGEPAGE);
 	log_measurement(_metadata, &m);
-	EXPECT_EQ(want, (long)delta(&m, 0, ST_LOCAL));
+	EXPECT_EQ(want, (long)delta(&m, 0, THPNUMA_THP_LOCAL));
 	expect_exact(_metadata, &m);
 }
 

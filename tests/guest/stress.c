@@ -10,10 +10,10 @@
  * Env: STRESS_CHANGES (default 10000), STRESS_CYCLES (default 50),
  * STRESS_SEED (default: clock).
  */
-#include "thpnuma_test.h"
+#include "test_util.h"
 #include <pthread.h>
 #include <stdatomic.h>
-#include "tap.h"
+#include "kselftest.h"
 
 #define NR_FAULTERS	4
 #define THP_REGION	(4 * MiB)
@@ -30,7 +30,7 @@ static void *faulter(void *arg)
 {
 	long id = (long)arg;
 
-	pin_to_node(id % nr_nodes());
+	wl_pin_to_node(id % wl_nr_nodes());
 	while (!atomic_load(&stop)) {
 		char *thp, *base;
 
@@ -41,16 +41,12 @@ static void *faulter(void *arg)
 			atomic_fetch_sub(&paused, 1);
 			continue;
 		}
-		thp = map_region(THP_REGION, MADV_HUGEPAGE);
-		if (thp) {
-			touch_region(thp, THP_REGION);
-			munmap(thp, THP_REGION);
-		}
-		base = map_region(BASE_REGION, MADV_NOHUGEPAGE);
-		if (base) {
-			touch_region(base, BASE_REGION);
-			munmap(base, BASE_REGION);
-		}
+		thp = wl_map(THP_REGION, MADV_HUGEPAGE);
+		touch_region(thp, THP_REGION);
+		munmap(thp, THP_REGION);
+		base = wl_map(BASE_REGION, MADV_NOHUGEPAGE);
+		touch_region(base, BASE_REGION);
+		munmap(base, BASE_REGION);
 		atomic_fetch_add(&rounds[id], 1);
 	}
 	return NULL;
@@ -99,31 +95,37 @@ static int settings_match(const struct expect *e)
 
 /* Counter state since the last reset, and what went wrong with it. */
 struct monitor {
-	struct thp_stats prev;
+	struct thpnuma_stats prev;	/* no rows: all zero */
 	unsigned long reads, regressions, read_errors;
 };
 
 static void monitor_reset(struct monitor *m)
 {
-	memset(&m->prev, 0, sizeof(m->prev));
+	stats_free(&m->prev);
 }
 
 static void monitor_read(struct monitor *m)
 {
-	struct thp_stats s;
+	struct thpnuma_stats s = { 0 };
 
 	if (read_stats(&s)) {
 		m->read_errors++;
 		return;
 	}
 	m->reads++;
-	for (int n = 0; n < s.nodes; n++)
-		for (int c = 0; c < NR_STATS; c++)
-			if (s.v[n][c] < m->prev.v[n][c]) {
-				if (m->regressions++ < 5)
-					tap_diag("node %d counter %d went from %llu to %llu",
-						 n, c, m->prev.v[n][c], s.v[n][c]);
-			}
+	for (unsigned int i = 0; i < s.nr_nodes; i++) {
+		const struct node_stats *ns = &s.nodes[i];
+
+		for (int c = 0; c < THPNUMA_NR_COUNTERS; c++) {
+			uint64_t prev = stat_of(&m->prev, ns->node, c);
+
+			if (ns->counter[c] < prev && m->regressions++ < 5)
+				ksft_print_msg("node %d %s went from %" PRIu64 " to %" PRIu64 "\n",
+					       ns->node, thpnuma_counter_names[c], prev,
+					       ns->counter[c]);
+		}
+	}
+	stats_free(&m->prev);
 	m->prev = s;
 }
 
@@ -135,18 +137,23 @@ struct fault_counts {
 
 static int fault_counts(struct fault_counts *fc)
 {
-	struct thp_stats s;
+	struct thpnuma_stats s = { 0 };
+	struct wl_vmstat vm;
 
 	if (read_stats(&s))
 		return -1;
 	memset(fc, 0, sizeof(*fc));
-	for (int n = 0; n < s.nodes; n++) {
-		fc->mod_alloc += s.v[n][ST_LOCAL] + s.v[n][ST_REMOTE];
-		fc->mod_fallback += s.v[n][ST_FALLBACK];
-		fc->mod_passthrough += s.v[n][ST_PASSTHROUGH];
+	for (unsigned int i = 0; i < s.nr_nodes; i++) {
+		const uint64_t *c = s.nodes[i].counter;
+
+		fc->mod_alloc += c[THPNUMA_THP_LOCAL] + c[THPNUMA_THP_REMOTE];
+		fc->mod_fallback += c[THPNUMA_THP_FALLBACK];
+		fc->mod_passthrough += c[THPNUMA_PASSTHROUGH];
 	}
-	fc->k_alloc = vmstat("thp_fault_alloc");
-	fc->k_fallback = vmstat("thp_fault_fallback");
+	stats_free(&s);
+	wl_vmstat_read(&vm);
+	fc->k_alloc = vm.v[VM_THP_FAULT_ALLOC];
+	fc->k_fallback = vm.v[VM_THP_FAULT_FALLBACK];
 	return 0;
 }
 
@@ -171,7 +178,7 @@ static void consistency_check(struct consistency *c, const char *where,
 	if (m_alloc != (unsigned long long)k_alloc ||
 	    m_fb != (unsigned long long)k_fb || m_pt) {
 		if (c->mismatches++ < 5)
-			tap_diag("%s: module alloc %llu fallback %llu passthrough %llu, kernel thp_fault_alloc %ld thp_fault_fallback %ld",
+			ksft_print_msg("%s: module alloc %llu fallback %llu passthrough %llu, kernel thp_fault_alloc %ld thp_fault_fallback %ld\n",
 				 where, m_alloc, m_fb, m_pt, k_alloc, k_fb);
 	}
 }
@@ -235,10 +242,11 @@ int main(void)
 	long slowest = 0;
 	long i;
 
-	tap_plan(11);
+	ksft_print_header();
+	ksft_set_plan(12);
 	prng_seed_from_env("STRESS_SEED");
-	tap_diag("%ld changes, %ld load/unload cycles, %d faulter threads, %d nodes, %ld cpus",
-		 changes, cycles, NR_FAULTERS, nr_nodes(), sysconf(_SC_NPROCESSORS_ONLN));
+	ksft_print_msg("%ld changes, %ld load/unload cycles, %d faulter threads, %d nodes, %ld cpus\n",
+		 changes, cycles, NR_FAULTERS, wl_nr_nodes(), sysconf(_SC_NPROCESSORS_ONLN));
 	thp_knobs_save(&knobs);
 	thp_knobs_quiet("madvise", "madvise");
 	/*
@@ -250,8 +258,10 @@ int main(void)
 	 */
 	read_file("/proc/sys/kernel/watchdog_thresh", thresh, sizeof(thresh));
 	write_file("/proc/sys/kernel/watchdog_thresh", "60");
-	if (!tap_ok(module_fresh_load("") == 0, "module loads"))
-		return 1;
+	i = module_fresh_load("");
+	ksft_test_result(i == 0, "module loads\n");
+	if (i)
+		ksft_exit_fail();
 	for (long t = 0; t < NR_FAULTERS; t++)
 		pthread_create(&threads[t], NULL, faulter, (void *)t);
 
@@ -282,18 +292,18 @@ int main(void)
 			resets++;
 		}
 	}
-	tap_diag("changes: %lu policy, %lu zone_reclaim, %lu scope, %lu reset",
+	ksft_print_msg("changes: %lu policy, %lu zone_reclaim, %lu scope, %lu reset\n",
 		 ops_done[0], ops_done[1], ops_done[2], ops_done[3]);
-	tap_ok(refused == 0, "%ld valid changes all accepted (%lu refused)", changes, refused);
-	tap_ok(wrong_state == 0, "settings read back as written after each change (%lu wrong)",
+	ksft_test_result(refused == 0, "%ld valid changes all accepted (%lu refused)\n", changes, refused);
+	ksft_test_result(wrong_state == 0, "settings read back as written after each change (%lu wrong)\n",
 	       wrong_state);
-	tap_ok(mon.regressions == 0 && mon.read_errors == 0,
-	       "%lu stats reads: counters monotonic between resets (%lu regressions, %lu read errors)",
+	ksft_test_result(mon.regressions == 0 && mon.read_errors == 0,
+	       "%lu stats reads: counters monotonic between resets (%lu regressions, %lu read errors)\n",
 	       mon.reads, mon.regressions, mon.read_errors);
-	tap_ok(cons.mismatches == 0 && cons.intervals > 0 && cons.faults > 0,
-	       "%lu reset-free intervals, %lu THP faults: module totals equal thp_fault_alloc/thp_fault_fallback (%lu mismatches)",
+	ksft_test_result(cons.mismatches == 0 && cons.intervals > 0 && cons.faults > 0,
+	       "%lu reset-free intervals, %lu THP faults: module totals equal thp_fault_alloc/thp_fault_fallback (%lu mismatches)\n",
 	       cons.intervals, cons.faults, cons.mismatches);
-	tap_ok(total_rounds() > before, "faulters made progress during the changes (%lu rounds)",
+	ksft_test_result(total_rounds() > before, "faulters made progress during the changes (%lu rounds)\n",
 	       total_rounds() - before);
 
 	/* Phase 2: load/unload cycles under the same fault load. */
@@ -338,26 +348,27 @@ int main(void)
 			faulters_resume();
 		}
 	}
-	tap_diag("slowest load or unload: %ld s", slowest);
-	tap_ok(load_fail == 0 && unload_fail == 0,
-	       "%ld load/unload cycles under fault load (%lu load, %lu unload failures)",
+	ksft_print_msg("slowest load or unload: %ld s\n", slowest);
+	ksft_test_result(load_fail == 0 && unload_fail == 0,
+	       "%ld load/unload cycles under fault load (%lu load, %lu unload failures)\n",
 	       cycles, load_fail, unload_fail);
-	tap_ok(wrong_state == 0, "each load shows its parameters (%lu wrong)", wrong_state);
-	tap_ok(mon.regressions == 0 && mon.read_errors == 0,
-	       "counters monotonic within each load (%lu regressions, %lu read errors)",
+	ksft_test_result(wrong_state == 0, "each load shows its parameters (%lu wrong)\n", wrong_state);
+	ksft_test_result(mon.regressions == 0 && mon.read_errors == 0,
+	       "counters monotonic within each load (%lu regressions, %lu read errors)\n",
 	       mon.regressions, mon.read_errors);
-	tap_ok(cons.mismatches == 0 && cons.intervals > 0,
-	       "%lu fresh loads: module totals equal the kernel's (%lu THP faults, %lu mismatches)",
+	ksft_test_result(cons.mismatches == 0 && cons.intervals > 0,
+	       "%lu fresh loads: module totals equal the kernel's (%lu THP faults, %lu mismatches)\n",
 	       cons.intervals, cons.faults, cons.mismatches);
-	tap_ok(total_rounds() > before, "faulters made progress during the cycles (%lu rounds)",
+	ksft_test_result(total_rounds() > before, "faulters made progress during the cycles (%lu rounds)\n",
 	       total_rounds() - before);
 
 	atomic_store(&stop, 1);
 	for (int t = 0; t < NR_FAULTERS; t++)
 		pthread_join(threads[t], NULL);
-	tap_ok(module_unload() == 0 && !module_loaded(), "module unloads at the end");
+	ksft_test_result(module_unload() == 0 && !module_loaded(), "module unloads at the end\n");
 	thp_knobs_restore(&knobs);
 	write_file("/proc/sys/kernel/watchdog_thresh", thresh);
-	tap_diag("%lu chunks had resets", resets);
-	return tap_exit();
+	ksft_print_msg("%lu chunks had resets\n", resets);
+	stats_free(&mon.prev);
+	ksft_finished();
 }

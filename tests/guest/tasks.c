@@ -4,7 +4,7 @@
  * cleanup at exit, PID reuse, the bounded table, and two processes with
  * different policies faulting at once on a full node.
  */
-#include "thpnuma_test.h"
+#include "test_util.h"
 #include <pthread.h>
 #include "kselftest_harness.h"
 
@@ -14,8 +14,15 @@
 #define STORM_REGION	(160 * MiB)
 
 enum { POL_KERNEL, POL_STRICT_LOCAL, POL_LOCAL_THEN_REMOTE, NR_POL };
-enum { PC_TASKS, PC_LOCAL, PC_REMOTE, PC_FALLBACK, PC_PASSTHROUGH,
-	PC_BY_OVERRIDE, NR_PC };
+/* The columns after a policy's name: its tasks, then the policy counters. */
+enum {
+	PC_TASKS,
+	PC_LOCAL = 1 + THPNUMA_PC_THP_LOCAL,
+	PC_REMOTE = 1 + THPNUMA_PC_THP_REMOTE,
+	PC_FALLBACK = 1 + THPNUMA_PC_THP_FALLBACK,
+	PC_BY_OVERRIDE = 1 + THPNUMA_PC_BY_OVERRIDE,
+	NR_PC = 1 + THPNUMA_NR_POLICY_COUNTERS
+};
 
 static const char *const policy_names[NR_POL] = {
 	"kernel", "strict-local", "local-then-remote",
@@ -25,18 +32,50 @@ struct policy_stats {
 	unsigned long long v[NR_POL][NR_PC];
 };
 
+/* "policy tasks thp_local ...\n", from the module's counter table. */
+static void policies_header(char *buf, size_t size)
+{
+	size_t n = snprintf(buf, size, "policy tasks");
+
+	for (int c = 0; c < THPNUMA_NR_POLICY_COUNTERS && n < size; c++)
+		n += snprintf(buf + n, size - n, " %s", thpnuma_policy_counter_names[c]);
+	if (n < size)
+		snprintf(buf + n, size - n, "\n");
+}
+
+/* "NAME N N ...": NR_PC numbers into @t; 0, or -1 if the row is otherwise. */
+static int policies_row(char *line, char *name, size_t size, unsigned long long *t)
+{
+	char *p = line, *end;
+	size_t len = strcspn(p, " ");
+
+	if (!len || len >= size || p[len] != ' ')
+		return -1;
+	memcpy(name, p, len);
+	name[len] = '\0';
+	p += len;
+	for (int c = 0; c < NR_PC; c++) {
+		if (*p != ' ')
+			return -1;
+		t[c] = strtoull(p + 1, &end, 10);
+		if (end == p + 1)
+			return -1;
+		p = end;
+	}
+	return *p == '\n' || !*p ? 0 : -1;
+}
+
 static int read_policies(struct policy_stats *ps)
 {
-	char line[256], name[32];
-	unsigned long long *v;
+	char line[256], header[256], name[32];
 	int rows = 0;
 	FILE *f = fopen(POLICIES_FILE, "r");
 
 	memset(ps, 0, sizeof(*ps));
 	if (!f)
 		return -1;
-	if (!fgets(line, sizeof(line), f) ||
-	    strcmp(line, "policy tasks thp_local thp_remote thp_fallback passthrough by_override\n")) {
+	policies_header(header, sizeof(header));
+	if (!fgets(line, sizeof(line), f) || strcmp(line, header)) {
 		fclose(f);
 		return -1;
 	}
@@ -44,16 +83,14 @@ static int read_policies(struct policy_stats *ps)
 		unsigned long long t[NR_PC];
 		int p;
 
-		if (sscanf(line, "%31s %llu %llu %llu %llu %llu %llu", name,
-			   &t[0], &t[1], &t[2], &t[3], &t[4], &t[5]) != 7)
+		if (policies_row(line, name, sizeof(name), t))
 			break;
 		for (p = 0; p < NR_POL; p++)
 			if (!strcmp(name, policy_names[p]))
 				break;
 		if (p == NR_POL)
 			break;
-		v = ps->v[p];
-		memcpy(v, t, sizeof(t));
+		memcpy(ps->v[p], t, sizeof(t));
 		rows++;
 	}
 	fclose(f);
@@ -143,12 +180,10 @@ static void reap(pid_t pid)
 
 static void fault_and_unmap(size_t size)
 {
-	char *p = map_region(size, MADV_HUGEPAGE);
+	char *p = wl_map(size, MADV_HUGEPAGE);
 
-	if (p) {
-		touch_region(p, size);
-		munmap(p, size);
-	}
+	touch_region(p, size);
+	munmap(p, size);
 }
 
 /* Fault @size in a child process; its exit status. */
@@ -186,7 +221,7 @@ FIXTURE_SETUP(tasks)
 		  sizeof(self->pid_max));
 	thp_knobs_quiet("madvise", "madvise");
 	ASSERT_EQ(0, module_load("policy=kernel"));
-	ASSERT_EQ(0, pin_to_node(0));
+	wl_pin_to_node(0);
 	drop_caches();
 }
 
@@ -492,10 +527,10 @@ static pid_t start_faulter(int go_fd, int result_fd)
 
 	if (pid == 0) {
 		struct pair_result r = { 0 };
-		char *p = map_region(STORM_REGION, MADV_HUGEPAGE);
+		char *p = wl_map(STORM_REGION, MADV_HUGEPAGE);
 		char c;
 
-		if (!p || read(go_fd, &c, 1) != 1)
+		if (read(go_fd, &c, 1) != 1)
 			_exit(1);
 		touch_region(p, STORM_REGION);
 		if (region_thp_nodes(p, STORM_REGION, r.thps))
@@ -520,7 +555,7 @@ FIXTURE_SETUP(storm)
 		SKIP(return, "no swap device: the storm needs zram swap");
 	thp_knobs_quiet("madvise", "madvise");
 	ASSERT_EQ(0, module_load("policy=kernel"));
-	ASSERT_EQ(0, pin_to_node(0));
+	wl_pin_to_node(0);
 	drop_caches();
 	self->hog = start_storm_hog();
 	ASSERT_LT(0, self->hog);
@@ -542,6 +577,7 @@ TEST_F_TIMEOUT(storm, two_processes_two_policies, 600)
 	int go[2], res[2][2], status;
 	pid_t pid[2];
 	long remote = 0, pswpout;
+	struct wl_vmstat vm0, vm1;
 
 	ASSERT_EQ(0, pipe(go));
 	for (int i = 0; i < 2; i++) {
@@ -552,7 +588,7 @@ TEST_F_TIMEOUT(storm, two_processes_two_policies, 600)
 	ASSERT_EQ(0, set_override(pid[0], "strict-local"));
 	ASSERT_EQ(0, set_override(pid[1], "local-then-remote 0"));
 	ASSERT_EQ(0, read_policies(&a));
-	pswpout = vmstat("pswpout");
+	wl_vmstat_read(&vm0);
 	ASSERT_EQ(2, write(go[1], "gg", 2));
 
 	ASSERT_EQ((ssize_t)sizeof(strict),
@@ -563,7 +599,8 @@ TEST_F_TIMEOUT(storm, two_processes_two_policies, 600)
 		ASSERT_EQ(pid[i], waitpid(pid[i], &status, 0));
 		EXPECT_EQ(0, status);
 	}
-	pswpout = vmstat("pswpout") - pswpout;
+	wl_vmstat_read(&vm1);
+	pswpout = vm1.v[VM_PSWPOUT] - vm0.v[VM_PSWPOUT];
 	ASSERT_EQ(0, read_policies(&b));
 
 	for (int n = 1; n < MAX_NODES; n++)

@@ -1,9 +1,10 @@
 #!/bin/sh
-# Not in any manifest: runs one kernel mm selftest many times, without the
-# module and then under one policy, to tell a flaky verdict from one the
-# module causes. Defaults are the case that once failed in make
-# check-stress: 6.12's split_huge_page_test under kernel. Run it with a
-# one-line manifest, "2n 5000 repeat-selftest.sh".
+# A debugging loop, not a test (in no manifest): runs one kernel mm
+# selftest many times, without the module and then under one policy, to
+# tell a flaky verdict from one the module causes. Defaults are the case
+# that once failed in make check-stress: 6.12's split_huge_page_test under
+# kernel. The guest has it in /tests; run it with a one-line manifest such
+# as "2n 5000 repeat-selftest.sh REPEAT_RUNS=6 REPEAT_POLICY=kernel".
 . /tests/lib.sh
 test=${REPEAT_TEST:-split_huge_page_test}
 runs=${REPEAT_RUNS:-6}

@@ -7,7 +7,7 @@ case $(uname -r) in
 esac
 
 # THP faults the module has counted (local + remote + fallback, all nodes).
-counted() { awk 'NR > 1 { s += $2 + $3 + $4 } END { print s + 0 }' $D/stats 2>/dev/null || echo 0; }
+counted() { stats_sum thp_local thp_remote thp_fallback 2>/dev/null | grep . || echo 0; }
 
 # faults_counted NAME: fault 16 MiB of THPs; ok if the counters moved.
 faults_counted() {

@@ -4,7 +4,7 @@
  * exactly one write(2) at OFFSET, even when it is empty. Exit 0 only if the
  * write took every byte; otherwise print the errno and exit 1.
  */
-#include "thpnuma_test.h"
+#include "test_util.h"
 
 int main(int argc, char **argv)
 {

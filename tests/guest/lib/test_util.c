@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Helpers shared by the in-guest C tests; see test_util.h. */
+#include "test_util.h"
+#include <regex.h>
+#include <sys/klog.h>
+#include <sys/mount.h>
+
+int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	return n;
+}
+
+int read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return n;
+}
+
+int read_choice(const char *path, char *out, size_t size)
+{
+	char buf[256];
+
+	if (read_file(path, buf, sizeof(buf)) < 0)
+		return -1;
+	return bracketed_choice(buf, out, size) ? -1 : 0;
+}
+
+long vmstat_value(const char *name)
+{
+	char line[256];
+	size_t len = strlen(name);
+	long val = -1;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, len) && line[len] == ' ')
+			val = atol(line + len + 1);
+	fclose(f);
+	return val;
+}
+
+void node_thps(long *thps, int nodes)
+{
+	for (int n = 0; n < nodes; n++)
+		thps[n] = wl_node_meminfo_kb(n, "AnonHugePages") / 2048;
+}
+
+int read_stats(struct thpnuma_stats *st)
+{
+	static char text[1 << 16];
+	char err[256];
+
+	stats_free(st);
+	if (read_file(THPNUMA_DEBUGFS "/stats", text, sizeof(text)) < 0)
+		return -1;
+	if (stats_parse(text, st, err, sizeof(err))) {
+		printf("# stats: %s\n", err);
+		return -1;
+	}
+	return st->nr_nodes ? 0 : -1;
+}
+
+uint64_t stat_of(const struct thpnuma_stats *st, int node, int c)
+{
+	for (unsigned int i = 0; i < st->nr_nodes; i++)
+		if (st->nodes[i].node == node)
+			return st->nodes[i].counter[c];
+	return 0;
+}
+
+uint64_t stat_delta(const struct thpnuma_stats *a, const struct thpnuma_stats *b,
+		    int node, int c)
+{
+	return stat_of(b, node, c) - stat_of(a, node, c);
+}
+
+int module_load(const char *params)
+{
+	int fd = open(THPNUMA_KO, O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+int module_unload(void)
+{
+	return syscall(SYS_delete_module, "thpnuma", O_NONBLOCK) ? -errno : 0;
+}
+
+int module_loaded(void)
+{
+	return access("/sys/module/thpnuma", F_OK) == 0;
+}
+
+int module_fresh_load(const char *params)
+{
+	if (module_loaded())
+		module_unload();
+	return module_load(params);
+}
+
+long set_mempolicy_nodes(int mode, unsigned long mask)
+{
+	return syscall(SYS_set_mempolicy, mode, mode ? &mask : NULL,
+		       mode ? 8 * sizeof(mask) : 0);
+}
+
+void touch_region(char *p, size_t size)
+{
+	for (size_t off = 0; off < size; off += WL_PAGE)
+		p[off] = 1;
+}
+
+pid_t start_hog(int node, long free_kb)
+{
+	int pipefd[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(pipefd))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		const size_t chunk = 4 * MiB;
+
+		close(pipefd[0]);
+		if (set_mempolicy_nodes(MPOL_BIND, 1UL << node))
+			_exit(1);
+		while (wl_node_meminfo_kb(node, "MemFree") > free_kb + 4096) {
+			char *p = mmap(NULL, chunk, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			if (p == MAP_FAILED)
+				break;
+			madvise(p, chunk, MADV_NOHUGEPAGE);
+			/* Same-filled pages: zram stores them almost for free. */
+			memset(p, 0x5a, chunk);
+		}
+		if (write(pipefd[1], "r", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(pipefd[1]);
+	if (pid < 0 || read(pipefd[0], &c, 1) != 1) {
+		close(pipefd[0]);
+		return -1;
+	}
+	close(pipefd[0]);
+	return pid;
+}
+
+/*
+ * Node 0 kept just above its low watermark, since below it kswapd would
+ * start swapping on its own and blur what the policies do.
+ */
+pid_t start_storm_hog(void)
+{
+	return start_hog(0, wl_node_wmark_kb(0, "low") + 4 * 1024);
+}
+
+void stop_hog(pid_t pid)
+{
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+}
+
+bool swap_active(void)
+{
+	char swaps[512];
+
+	return read_file("/proc/swaps", swaps, sizeof(swaps)) > 0 &&
+	       strchr(strchr(swaps, '\n') ?: "", '/');
+}
+
+void thp_knobs_save(struct thp_knobs *k)
+{
+	wl_thp_setting("enabled", k->enabled, sizeof(k->enabled));
+	wl_thp_setting("defrag", k->defrag, sizeof(k->defrag));
+	read_file(THP_SYSFS "/khugepaged/scan_sleep_millisecs", k->scan_sleep,
+		  sizeof(k->scan_sleep));
+	read_file("/proc/sys/vm/compaction_proactiveness", k->proactiveness,
+		  sizeof(k->proactiveness));
+}
+
+void thp_knobs_restore(const struct thp_knobs *k)
+{
+	write_file(THP_SYSFS "/enabled", k->enabled);
+	write_file(THP_SYSFS "/defrag", k->defrag);
+	write_file(THP_SYSFS "/khugepaged/scan_sleep_millisecs", k->scan_sleep);
+	write_file("/proc/sys/vm/compaction_proactiveness", k->proactiveness);
+}
+
+void thp_knobs_quiet(const char *enabled, const char *defrag)
+{
+	write_file(THP_SYSFS "/enabled", enabled);
+	write_file(THP_SYSFS "/defrag", defrag);
+	write_file(THP_SYSFS "/khugepaged/scan_sleep_millisecs", "3600000");
+	write_file("/proc/sys/vm/compaction_proactiveness", "0");
+}
+
+/* /proc/self/pagemap gives PFNs and /proc/kpageflags their THP bit. */
+int region_thp_nodes(char *p, size_t size, long *per_node)
+{
+	size_t n = size / HPAGE_SIZE;
+	int pagemap = open("/proc/self/pagemap", O_RDONLY);
+	int kflags = open("/proc/kpageflags", O_RDONLY);
+	int ret = -1;
+
+	memset(per_node, 0, MAX_NODES * sizeof(*per_node));
+	if (pagemap < 0 || kflags < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		char *chunk = p + i * HPAGE_SIZE;
+		unsigned long long entry, flags;
+		int status;
+		void *page = chunk;
+
+		if (pread(pagemap, &entry, 8, (unsigned long)chunk / 4096 * 8) != 8)
+			goto out;
+		if (!(entry >> 63))
+			continue;
+		entry &= (1ULL << 55) - 1;
+		if (pread(kflags, &flags, 8, entry * 8) != 8)
+			goto out;
+		if (!(flags & (1ULL << 22)))	/* KPF_THP */
+			continue;
+		if (syscall(SYS_move_pages, 0, 1, &page, NULL, &status, 0) ||
+		    status < 0 || status >= MAX_NODES)
+			goto out;
+		per_node[status]++;
+	}
+	ret = 0;
+out:
+	if (pagemap >= 0)
+		close(pagemap);
+	if (kflags >= 0)
+		close(kflags);
+	return ret;
+}
+
+#define CGROUP_ROOT	"/sys/fs/cgroup"
+
+bool cpuset_available(void)
+{
+	char controllers[256];
+
+	if (access(CGROUP_ROOT "/cgroup.controllers", F_OK) &&
+	    mount("none", CGROUP_ROOT, "cgroup2", 0, NULL))
+		return false;
+	return read_file(CGROUP_ROOT "/cgroup.controllers", controllers,
+			 sizeof(controllers)) > 0 && strstr(controllers, "cpuset");
+}
+
+/* Move this process into a new cgroup-v2 cpuset limited to @mems ("1"). */
+int cpuset_enter(const char *name, const char *mems)
+{
+	char path[128], pid[16];
+	int err;
+
+	err = write_file(CGROUP_ROOT "/cgroup.subtree_control", "+cpuset");
+	if (err)
+		return err;
+	snprintf(path, sizeof(path), CGROUP_ROOT "/%s", name);
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -errno;
+	snprintf(path, sizeof(path), CGROUP_ROOT "/%s/cpuset.mems", name);
+	err = write_file(path, mems);
+	if (err)
+		return err;
+	snprintf(path, sizeof(path), CGROUP_ROOT "/%s/cgroup.procs", name);
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	return write_file(path, pid);
+}
+
+/* Back to the root cgroup, and remove the one cpuset_enter() made. */
+void cpuset_leave(const char *name)
+{
+	char path[128], pid[16];
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	write_file(CGROUP_ROOT "/cgroup.procs", pid);
+	snprintf(path, sizeof(path), CGROUP_ROOT "/%s", name);
+	rmdir(path);
+}
+
+void drop_caches(void)
+{
+	sync();
+	write_file("/proc/sys/vm/drop_caches", "3");
+	write_file("/proc/sys/vm/compact_memory", "1");
+}
+
+static unsigned long long prng_state = 88172645463325252ULL;
+
+void prng_seed(unsigned long long seed)
+{
+	prng_state = seed ? seed : 88172645463325252ULL;
+}
+
+unsigned long long prng(void)
+{
+	prng_state ^= prng_state >> 12;
+	prng_state ^= prng_state << 25;
+	prng_state ^= prng_state >> 27;
+	return prng_state * 2685821657736338717ULL;
+}
+
+unsigned int prng_below(unsigned int n)
+{
+	return (unsigned int)(prng() % n);
+}
+
+unsigned long long prng_seed_from_env(const char *env)
+{
+	const char *s = getenv(env);
+	unsigned long long seed;
+	struct timespec ts;
+
+	if (s && *s) {
+		seed = strtoull(s, NULL, 0);
+	} else {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		seed = (unsigned long long)ts.tv_sec * 1000000007ULL ^ ts.tv_nsec;
+	}
+	prng_seed(seed);
+	/* A TAP diagnostic, as ksft_print_msg() would print it. */
+	printf("# seed %llu (replay with %s=%llu)\n", seed, env, seed);
+	fflush(stdout);
+	return seed;
+}
+
+long env_long(const char *name, long def)
+{
+	const char *s = getenv(name);
+
+	return s && *s ? strtol(s, NULL, 0) : def;
+}
+
+const char *dmesg_splat(char *line, size_t size, bool *known)
+{
+	static char log[1 << 20];
+	const char *pattern = getenv("THPNUMA_SPLATS");
+	const char *found = NULL;
+	char *l, *save;
+	regex_t re;
+	int n;
+
+	*known = pattern && *pattern &&
+		 !regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB);
+	if (!*known)
+		return NULL;
+	n = klogctl(3, log, sizeof(log) - 1);	/* SYSLOG_ACTION_READ_ALL */
+	if (n >= 0) {
+		log[n] = '\0';
+		for (l = strtok_r(log, "\n", &save); l && !found;
+		     l = strtok_r(NULL, "\n", &save))
+			if (!regexec(&re, l, 0, NULL, 0)) {
+				snprintf(line, size, "%s", l);
+				found = line;
+			}
+	}
+	regfree(&re);
+	return found;
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the in-guest C tests (test_util.c, linked into every
+ * guest program): files, counters, the module, memory, cgroups, a seeded
+ * PRNG. Nodes, pinning, aligned mappings, THP knobs and vmstat come from
+ * the workloads' library (wl.h), which exits on errors; the stats file is
+ * parsed by name with userspace/lib/stats.c.
+ */
+#ifndef THPNUMA_TEST_UTIL_H
+#define THPNUMA_TEST_UTIL_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "counters.h"
+#include "stats.h"
+#include "wl.h"
+
+#define THPNUMA_DEBUGFS	"/sys/kernel/debug/thpnuma"
+#define THPNUMA_KO	"/lib/thpnuma.ko"
+#define THP_SYSFS	"/sys/kernel/mm/transparent_hugepage"
+#define MAX_NODES	WL_MAX_NODES
+#define HPAGE_SIZE	WL_HPAGE
+#define MiB		WL_MiB
+
+/* Whole-file I/O; 0 / bytes read, or -errno. */
+int write_file(const char *path, const char *s);
+int read_file(const char *path, char *buf, size_t size);
+/* The bracketed choice of a THP-style file, e.g. "always [madvise] never". */
+int read_choice(const char *path, char *out, size_t size);
+
+/* A /proc/vmstat counter wl_vmstat_read() does not keep (oom_kill); -1 if absent. */
+long vmstat_value(const char *name);
+/* THPs (AnonHugePages / 2 MiB) on each of @nodes nodes. */
+void node_thps(long *thps, int nodes);
+
+/*
+ * The stats file, parsed by column name. @st starts zeroed ({ 0 }); a
+ * read frees what it held before. 0, or -1 with @st empty.
+ */
+int read_stats(struct thpnuma_stats *st);
+/* Counter @c of @node, 0 if @node has no row. */
+uint64_t stat_of(const struct thpnuma_stats *st, int node, int c);
+uint64_t stat_delta(const struct thpnuma_stats *a, const struct thpnuma_stats *b,
+		    int node, int c);
+
+/* The module: finit_module/delete_module; 0 or -errno. */
+int module_load(const char *params);
+int module_unload(void);
+int module_loaded(void);
+/* Load with @params, unloading first whatever an earlier test left. */
+int module_fresh_load(const char *params);
+
+/* set_mempolicy() with a node mask; MPOL_DEFAULT ignores @mask. */
+long set_mempolicy_nodes(int mode, unsigned long mask);
+void touch_region(char *p, size_t size);
+
+/* Base-page memory bound to @node until its MemFree falls to @free_kb. */
+pid_t start_hog(int node, long free_kb);
+/* Node 0 just above its low watermark: the swap-storm setting. */
+pid_t start_storm_hog(void);
+void stop_hog(pid_t pid);
+/* Whether a swap device is active (the storm needs zram swap). */
+bool swap_active(void);
+
+/* THP knobs a test changes, saved in setup and restored in teardown. */
+struct thp_knobs {
+	char enabled[32], defrag[32], scan_sleep[32], proactiveness[32];
+};
+void thp_knobs_save(struct thp_knobs *k);
+void thp_knobs_restore(const struct thp_knobs *k);
+/* THP only where asked; khugepaged and proactive compaction kept quiet. */
+void thp_knobs_quiet(const char *enabled, const char *defrag);
+
+/* THP chunks of [p, p + size) per node (needs root); 0 or -1. */
+int region_thp_nodes(char *p, size_t size, long *per_node);
+
+/* cgroup v2 cpusets: mounts cgroup2 if needed. */
+bool cpuset_available(void);
+int cpuset_enter(const char *name, const char *mems);	/* 0 or -errno */
+void cpuset_leave(const char *name);
+void drop_caches(void);
+
+/* Seeded xorshift64*: runs repeat from the printed seed. */
+void prng_seed(unsigned long long seed);
+unsigned long long prng(void);
+unsigned int prng_below(unsigned int n);
+/* Seed from @env if set, otherwise from the clock; printed for replay. */
+unsigned long long prng_seed_from_env(const char *env);
+long env_long(const char *name, long def);
+
+/*
+ * The first kernel log line matching the harness's splat pattern (the
+ * THPNUMA_SPLATS environment variable, from tests/vm/harness.py), or NULL.
+ * *@known is false when no pattern was given.
+ */
+const char *dmesg_splat(char *line, size_t size, bool *known);
+
+#endif /* THPNUMA_TEST_UTIL_H */
