@@ -11,6 +11,7 @@ import concurrent.futures
 import io
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -20,7 +21,8 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 BUILD = os.path.join(TOP, "build")
 CACHE = os.path.join(TOP, ".cache")
 
-# Kernel log lines that fail a boot.
+# Kernel log lines that fail a boot. The only list: guest tests that look
+# for splats themselves get it as THPNUMA_SPLATS (a POSIX extended regex).
 SPLATS = re.compile(
     r"WARNING:|BUG:|Oops|general protection|Kernel panic|"
     r"possible circular locking|possible recursive locking|"
@@ -28,7 +30,8 @@ SPLATS = re.compile(
     r"rcu.*detected stall|self-detected stall|soft lockup|hung_task|"
     r"blocked for more than")
 
-TAP = re.compile(r"^(not ok|ok) \d+ (?:- )?(.*?)(?:\s+#\s*(SKIP|TODO)\b\s*(.*))?$")
+# "ok 3 name", "ok 3 name # SKIP why", and kselftest.h's "ok 3 # SKIP why".
+TAP = re.compile(r"^(not ok|ok) \d+(?: (?:- )?(.*?))?(?:\s*#\s*(SKIP|TODO)\b\s*(.*))?$")
 
 TOPOLOGIES = {
     # name: (nodes, default MiB per node)
@@ -49,16 +52,33 @@ def distance(i, j, nodes):
 
 
 def read_manifest(path):
-    """Lines: TOPOLOGY TIMEOUT TEST [zram]."""
+    """Lines: TOPOLOGY TIMEOUT TEST [NAME=value...] [zram].
+
+    A test's name is its program with its NAME=value words (shell-quoted),
+    e.g. "stress STRESS_CHANGES=1000 STRESS_CYCLES=6": the words become the
+    test's environment in the guest, and the name tells two lines running
+    one program apart.
+    """
     entries = []
     with open(path) as f:
-        for line in f:
-            line = line.split("#", 1)[0].split()
-            if not line:
+        for number, line in enumerate(f, 1):
+            words = shlex.split(line, comments=True)
+            if not words:
                 continue
-            topo, limit, name = line[0], int(line[1]), line[2]
-            entries.append((topo, limit, name, "zram" in line[3:]))
+            topo, limit, prog, rest = words[0], int(words[1]), words[2], words[3:]
+            params = [w for w in rest if "=" in w]
+            other = [w for w in rest if "=" not in w]
+            if topo not in TOPOLOGIES or other not in ([], ["zram"]):
+                raise SystemExit("%s:%d: expected TOPOLOGY TIMEOUT TEST [NAME=value...] [zram]"
+                                 % (path, number))
+            entries.append((topo, limit, shlex.join([prog] + params), bool(other)))
     return entries
+
+
+def test_command(name):
+    """A test's program and its NAME=value environment, from its name."""
+    words = shlex.split(name)
+    return words[0], [w.split("=", 1) for w in words[1:]]
 
 
 _kvm = None
@@ -121,21 +141,35 @@ def qemu_command(kver, topo, initrd, console_log, results_log, node_mb):
 def make_initrd(kver, tests, zram, workdir, extra_conf=None):
     """The kernel's base initramfs plus a small archive with /run.conf.
 
+    tests: (name, limit) pairs; test N (from 1) runs as "ID:PROGRAM:LIMIT"
+    in TESTS, with its NAME=value words exported from /run.env/N.
     extra_conf: more NAME=value lines for /run.conf, which guest scripts
     may source (the benchmark's settings).
     """
     base = os.path.join(BUILD, kver, "initramfs.cpio")
     conf_dir = os.path.join(workdir, "conf")
-    os.makedirs(conf_dir, exist_ok=True)
+    env_dir = os.path.join(conf_dir, "run.env")
+    os.makedirs(env_dir, exist_ok=True)
+    files = ["run.conf", "run.env"]
+    ids = []
+    for i, (name, limit) in enumerate(tests, 1):
+        prog, env = test_command(name)
+        ids.append("%d:%s:%d" % (i, prog, limit))
+        if env:
+            with open(os.path.join(env_dir, str(i)), "w") as f:
+                f.writelines("export %s=%s\n" % (k, shlex.quote(v)) for k, v in env)
+            files.append("run.env/%d" % i)
     with open(os.path.join(conf_dir, "run.conf"), "w") as f:
-        f.write('TESTS="%s"\n' % " ".join("%s:%d" % (n, l) for n, l in tests))
+        f.write('TESTS="%s"\n' % " ".join(ids))
         f.write("ZRAM=%s\n" % ("1" if zram else ""))
+        f.write("THPNUMA_SPLATS=%s\n" % shlex.quote(SPLATS.pattern))
         for name, value in sorted((extra_conf or {}).items()):
             f.write('%s="%s"\n' % (name, value))
     run_cpio = os.path.join(workdir, "run.cpio")
     with open(run_cpio, "wb") as out:
         subprocess.run(["cpio", "-o", "-H", "newc", "--quiet"], cwd=conf_dir,
-                       input=b"run.conf\n", stdout=out, check=True)
+                       input="".join(f + "\n" for f in files).encode(), stdout=out,
+                       check=True)
     initrd = os.path.join(workdir, "initrd.cpio")
     with open(initrd, "wb") as out:
         for part in (base, run_cpio):
@@ -155,7 +189,11 @@ class Result:
 
 
 def parse(kver, topo, tests, results_text, console_text):
-    """Judge one boot from its two serial logs."""
+    """Judge one boot from its two serial logs.
+
+    The guest's markers name test N of @tests by N (tests/vm/init).
+    """
+    names = {str(i): name for i, (name, _) in enumerate(tests, 1)}
     out = []
     ended = {}
     current = None
@@ -166,12 +204,12 @@ def parse(kver, topo, tests, results_text, console_text):
     for raw in results_text.splitlines():
         line = raw.rstrip("\r")
         if line.startswith("@@THPNUMA-BEGIN "):
-            current = line.split()[1]
+            current = names.get(line.split()[1])
             tap_seen[current] = 0
             continue
         if line.startswith("@@THPNUMA-END "):
             parts = line.split()
-            ended[parts[1]] = int(parts[2].split("=")[1])
+            ended[names.get(parts[1])] = int(parts[2].split("=")[1])
             current = None
             continue
         if line == "@@THPNUMA-DMESG-BEGIN":
@@ -190,9 +228,9 @@ def parse(kver, topo, tests, results_text, console_text):
         if current and m:
             tap_seen[current] += 1
             verdict, desc, directive, reason = m.groups()
-            name = "%s: %s" % (current, desc)
+            name = "%s: %s" % (current, desc or reason or "")
             if directive == "SKIP":
-                out.append(Result("SKIP", kver, topo, name, reason.strip()))
+                out.append(Result("SKIP", kver, topo, name, "" if not desc else reason.strip()))
             elif verdict == "ok":
                 out.append(Result("PASS", kver, topo, name))
             else:
@@ -224,7 +262,8 @@ def parse(kver, topo, tests, results_text, console_text):
 def run_boot(kver, topo, tests, zram, keep_dir, node_mb=None, timeout=None, stream=False,
              extra_conf=None):
     """Boot once and return (results, results_text, dmesg)."""
-    tag = "%s-%s-%s" % (kver, topo, tests[0][0] if len(tests) == 1 else "suite")
+    tag = "%s-%s-%s" % (kver, topo, re.sub(r"[^\w.=-]+", "_", tests[0][0])
+                        if len(tests) == 1 else "suite")
     workdir = os.path.join(keep_dir, tag)
     os.makedirs(workdir, exist_ok=True)
     initrd = make_initrd(kver, tests, zram, workdir, extra_conf)
@@ -257,9 +296,10 @@ def run_boot(kver, topo, tests, zram, keep_dir, node_mb=None, timeout=None, stre
     results, dmesg = parse(kver, topo, tests, results_text, console_text)
     # Guest seconds per test, from the END markers (tests/vm/init).
     for line in results_text.splitlines():
-        m = re.match(r"@@THPNUMA-END (\S+) rc=\d+ secs=(\d+)", line.strip())
-        if m:
-            results.append(Result("TIME", kver, topo, m.group(1), "%s s in the guest" % m.group(2)))
+        m = re.match(r"@@THPNUMA-END (\d+) rc=\d+ secs=(\d+)", line.strip())
+        if m and 0 < int(m.group(1)) <= len(tests):
+            results.append(Result("TIME", kver, topo, tests[int(m.group(1)) - 1][0],
+                                  "%s s in the guest" % m.group(2)))
     return results, results_text, dmesg
 
 
