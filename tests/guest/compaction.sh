@@ -8,11 +8,6 @@ echo madvise > /sys/kernel/mm/transparent_hugepage/enabled
 echo madvise > /sys/kernel/mm/transparent_hugepage/defrag
 
 vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
-# node_stat NODE COLUMN: one counter of the stats file, by header name.
-node_stat() {
-	awk -v n="$1" -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-		$1 == n { print $col[c] }' $THPNUMA_DIR/stats
-}
 
 check "load with local-then-remote" thpnuma_load policy=local-then-remote
 before=$(vmstat compact_stall)
@@ -20,9 +15,9 @@ j=$(thp-remote-latency --no-baselines --region 32M --accesses 20000 --json)
 rc=$?
 diag "$j"
 after=$(vmstat compact_stall)
-stall=$(node_stat 0 compact_stall)
-success=$(node_stat 0 compact_success)
-fail=$(node_stat 0 compact_fail)
+stall=$(stat_col 0 compact_stall)
+success=$(stat_col 0 compact_success)
+fail=$(stat_col 0 compact_fail)
 diag "module node0: compact_stall $stall success $success fail $fail; kernel compact_stall +$((after - before))"
 check "the fragmenter ran" test "$rc" -eq 0
 check "the module counted direct compaction on node 0" test "$stall" -gt 0
