@@ -5,6 +5,7 @@
 # total.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/tests/summary.sh"
 logdir=$top/build/check-logs
 mkdir -p "$logdir"
 passed=0 failed=0 skipped=0 broken=""
@@ -17,13 +18,13 @@ part() {
 	"$@" 2>&1 | tee "$log"
 	local rc=${PIPESTATUS[0]}
 	echo "== $name: finished in $(( $(date +%s) - t0 )) s"
-	summary=$(grep -E '^([a-z]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	summary=$(summary_counts < "$log")
 	if [ -z "$summary" ]; then
 		broken="$broken $name"
 		failed=$((failed + 1))
 		return
 	fi
-	read -r p f s <<<"$(echo "$summary" | sed -E 's/^[a-z]+: //; s/[^0-9]+/ /g')"
+	read -r p f s <<<"$summary"
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + ${s:-0}))
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		broken="$broken $name"

@@ -1,14 +1,15 @@
 #!/bin/sh
 # Run test commands, count their TAP results, and print "N passed, N failed".
+. "$(dirname "$0")/../summary.sh"
 passed=0 failed=0 skipped=0
 for cmd in "$@"; do
 	out=$(sh -c "$cmd" 2>&1)
 	rc=$?
 	echo "$out"
 	# A runner's own "N passed, N failed" line wins over counting TAP lines.
-	summary=$(echo "$out" | grep -E '^([a-z]+: )?[0-9]+ passed, [0-9]+ failed' | tail -n 1)
+	summary=$(echo "$out" | summary_counts)
 	if [ -n "$summary" ]; then
-		set -- $(echo "$summary" | sed -E 's/^[a-z]+: //; s/[^0-9]+/ /g')
+		set -- $summary
 		p=$1 f=$2 s=${3:-0}
 		p=$((p + s))
 	else
