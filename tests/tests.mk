@@ -12,10 +12,11 @@ GUEST_SH := $(wildcard $(GUEST)/*.sh $(GUEST)/lib/*.sh $(TOP)/tests/vm/selftest/
 STATIC_CFLAGS := $(CFLAGS) $(WARN) -Wno-clobbered -static -I$(TOP)/tests/include -I$(TOP)/module \
 	-I$(TOP)/userspace/workloads -I$(TOP)/userspace/lib -I$(GUEST)/lib
 # Linked into every guest program: the shared test code, the workloads'
-# node and memory helpers, and the userspace library (USERSPACE_LIB_SRCS:
-# the stats parser; the counter names it uses are in module/policy.c).
-GUEST_LIBS = $(GUEST)/lib/test_util.c $(TOP)/module/policy.c $(TOP)/userspace/workloads/wl.c \
-	$(USERSPACE_LIB_SRCS)
+# node and memory helpers, and the userspace library (USERSPACE_LIB_SRCS,
+# from userspace/lib/lib.mk: the stats parser and module/policy.c, where
+# the counter names are). $(sort) keeps policy.c once.
+GUEST_LIBS = $(sort $(GUEST)/lib/test_util.c $(TOP)/module/policy.c \
+	$(TOP)/userspace/workloads/wl.c $(USERSPACE_LIB_SRCS))
 GUEST_HDRS := $(wildcard $(TOP)/tests/include/*.h $(GUEST)/lib/*.h $(TOP)/module/*.h \
 	$(TOP)/userspace/lib/*.h) $(TOP)/userspace/workloads/wl.h
 
