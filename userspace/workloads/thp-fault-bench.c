@@ -3,14 +3,14 @@
  * thp-fault-bench: THP faults per second and base-page faults per second
  * on a free node, to measure what a fault-path hook costs.
  */
-#include "wl.h"
+#include "workload.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
 struct opts {
-	struct wl_common co;
+	struct workload_options co;
 	double seconds;
 };
 
@@ -46,7 +46,7 @@ static bool own_option(int opt, const char *arg, void *ctx)
 		return false;
 	o->seconds = strtod(arg, &end);
 	if (end == arg || *end || o->seconds <= 0 || o->seconds > 3600)
-		wl_fail(2, "--seconds: '%s' is not a time in seconds", arg);
+		fail(2, "--seconds: '%s' is not a time in seconds", arg);
 	return true;
 }
 
@@ -54,64 +54,64 @@ static void parse(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
 		{ "seconds", required_argument, NULL, 's' },
-		WL_COMMON_OPTIONS,
+		WORKLOAD_OPTIONS,
 	};
 
-	*o = (struct opts){ .co.region = 8 * WL_MiB, .seconds = 2 };
-	wl_getopt(argc, argv, longopts, help, &o->co, own_option, o);
+	*o = (struct opts){ .co.region = 8 * MiB, .seconds = 2 };
+	workload_getopt(argc, argv, longopts, help, &o->co, own_option, o);
 }
 
 /* Map, fault every @stride bytes, unmap; until @seconds of faulting. */
 static void run(const struct opts *o, int advice, size_t stride, struct rate *r)
 {
 	const long per_pass = o->co.region / stride;
-	struct wl_vmstat a, b, d;
+	struct vmstat a, b, d;
 	double *pass = NULL;
 	size_t cap = 0;
 
 	memset(r, 0, sizeof(*r));
-	wl_vmstat_read(&a);
+	vmstat_read(&a);
 	while (r->seconds < o->seconds) {
-		char *p = wl_map(o->co.region, advice);
-		double t = wl_now();
+		char *p = map_hpage_aligned(o->co.region, advice);
+		double t = now_seconds();
 
 		for (size_t off = 0; off < o->co.region; off += stride)
 			p[off] = 1;
-		t = wl_now() - t;
+		t = now_seconds() - t;
 		if ((size_t)r->passes == cap) {
 			cap = cap ? 2 * cap : 256;
 			pass = realloc(pass, cap * sizeof(*pass));
 			if (!pass)
-				wl_die("realloc");
+				die("realloc");
 		}
 		pass[r->passes++] = per_pass / t;
 		r->seconds += t;
 		r->faults += per_pass;
 		if (munmap(p, o->co.region))
-			wl_die("munmap");
+			die("munmap");
 	}
-	wl_sort(pass, r->passes);
-	r->best_per_sec = wl_quantile(pass, r->passes, 1);
-	r->median_per_sec = wl_quantile(pass, r->passes, 0.5);
+	sort_doubles(pass, r->passes);
+	r->best_per_sec = quantile(pass, r->passes, 1);
+	r->median_per_sec = quantile(pass, r->passes, 0.5);
 	free(pass);
-	wl_vmstat_read(&b);
-	wl_vmstat_delta(&d, &a, &b);
+	vmstat_read(&b);
+	vmstat_delta(&d, &a, &b);
 	r->thp_alloc = d.v[VM_THP_FAULT_ALLOC];
 	r->thp_fallback = d.v[VM_THP_FAULT_FALLBACK];
 }
 
-static void json_rate(struct wl_json *j, const char *key, const struct rate *r)
+static void json_rate(struct json_writer *j, const char *key, const struct rate *r)
 {
-	wl_json_obj(j, key);
-	wl_json_long(j, "faults", r->faults);
-	wl_json_double(j, "seconds", r->seconds);
-	wl_json_double(j, "per_sec", r->faults / r->seconds);
-	wl_json_long(j, "passes", r->passes);
-	wl_json_double(j, "best_pass_per_sec", r->best_per_sec);
-	wl_json_double(j, "median_pass_per_sec", r->median_per_sec);
-	wl_json_long(j, "thp_fault_alloc", r->thp_alloc);
-	wl_json_long(j, "thp_fault_fallback", r->thp_fallback);
-	wl_json_close(j);
+	json_object(j, key, false);
+	json_long(j, "faults", r->faults);
+	json_double(j, "seconds", r->seconds);
+	json_double(j, "per_sec", r->faults / r->seconds);
+	json_long(j, "passes", r->passes);
+	json_double(j, "best_pass_per_sec", r->best_per_sec);
+	json_double(j, "median_pass_per_sec", r->median_per_sec);
+	json_long(j, "thp_fault_alloc", r->thp_alloc);
+	json_long(j, "thp_fault_fallback", r->thp_fallback);
+	json_close(j);
 }
 
 int main(int argc, char **argv)
@@ -119,27 +119,27 @@ int main(int argc, char **argv)
 	struct rate thp, base;
 	struct opts o;
 
-	wl_prog = "thp-fault-bench";
+	program_name = "thp-fault-bench";
 	parse(argc, argv, &o);
-	wl_require_node(o.co.node);
-	wl_pin_to_node(o.co.node);
-	run(&o, MADV_HUGEPAGE, WL_HPAGE, &thp);
-	run(&o, MADV_NOHUGEPAGE, WL_PAGE, &base);
+	require_node(o.co.node);
+	pin_to_node(o.co.node);
+	run(&o, MADV_HUGEPAGE, HPAGE_SIZE, &thp);
+	run(&o, MADV_NOHUGEPAGE, BASE_PAGE_SIZE, &base);
 	/* A THP run that fell back measures base faults, not THP faults. */
 	if (thp.thp_alloc < thp.faults * 9 / 10)
 		fprintf(stderr, "thp-fault-bench: warning: only %ld of %ld THP "
 			"faults got a huge page (THP disabled or memory short?)\n",
 			thp.thp_alloc, thp.faults);
 	if (o.co.json) {
-		struct wl_json j;
+		struct json_writer j;
 
-		wl_json_begin(&j, stdout);
-		wl_json_context(&j, "thp-fault-bench");
-		wl_json_long(&j, "node", o.co.node);
-		wl_json_long(&j, "region_mb", o.co.region >> 20);
+		json_begin(&j, stdout, JSON_COMPACT, false);
+		json_workload_context(&j, "thp-fault-bench");
+		json_long(&j, "node", o.co.node);
+		json_long(&j, "region_mb", o.co.region >> 20);
 		json_rate(&j, "thp", &thp);
 		json_rate(&j, "base", &base);
-		wl_json_end(&j);
+		json_end(&j);
 	} else {
 		printf("thp-fault-bench: node %d, %zu MiB region\n", o.co.node,
 		       o.co.region >> 20);

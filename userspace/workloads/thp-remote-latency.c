@@ -6,7 +6,7 @@
  * to three baselines from the same run: local base pages, local THP and
  * remote THP (mbind).
  */
-#include "wl.h"
+#include "workload.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -17,7 +17,7 @@
 
 
 struct opts {
-	struct wl_common co;
+	struct workload_options co;
 	int remote;
 	long accesses;
 	bool baselines, fragment;
@@ -25,7 +25,7 @@ struct opts {
 
 struct run {
 	const char *name;
-	struct wl_fault f;
+	struct region_fault f;
 	double ns_per_access;
 };
 
@@ -52,10 +52,10 @@ static bool own_option(int opt, const char *arg, void *ctx)
 
 	switch (opt) {
 	case 'm':
-		o->remote = wl_parse_long("remote-node", arg, 0, WL_MAX_NODES - 1);
+		o->remote = parse_long_option("remote-node", arg, 0, MAX_NODES - 1);
 		return true;
 	case 'a':
-		o->accesses = wl_parse_long("accesses", arg, 1, 1L << 40);
+		o->accesses = parse_long_option("accesses", arg, 1, 1L << 40);
 		return true;
 	case 'B':
 		o->baselines = false;
@@ -74,13 +74,13 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "accesses", required_argument, NULL, 'a' },
 		{ "no-baselines", no_argument, NULL, 'B' },
 		{ "no-fragment", no_argument, NULL, 'F' },
-		WL_COMMON_OPTIONS,
+		WORKLOAD_OPTIONS,
 	};
 
-	*o = (struct opts){ .remote = -1, .co.region = 256 * WL_MiB,
+	*o = (struct opts){ .remote = -1, .co.region = 256 * MiB,
 			    .accesses = 2000000, .baselines = true,
 			    .fragment = true };
-	wl_getopt(argc, argv, longopts, help, &o->co, own_option, o);
+	workload_getopt(argc, argv, longopts, help, &o->co, own_option, o);
 }
 
 /*
@@ -90,14 +90,14 @@ static void parse(int argc, char **argv, struct opts *o)
  */
 static double chase(char *p, size_t size, long accesses)
 {
-	size_t pages = size / WL_PAGE;
+	size_t pages = size / BASE_PAGE_SIZE;
 	uint32_t *order = malloc(pages * sizeof(*order));
 	uint64_t seed = 0x9e3779b97f4a7c15ULL;
 	void **cur;
 	double t;
 
 	if (!order)
-		wl_die("malloc %zu", pages * sizeof(*order));
+		die("malloc %zu", pages * sizeof(*order));
 	for (size_t i = 0; i < pages; i++)
 		order[i] = i;
 	for (size_t i = pages - 1; i > 0; i--) {
@@ -112,16 +112,16 @@ static double chase(char *p, size_t size, long accesses)
 		order[j] = tmp;
 	}
 	/* Slot of page k: a cache line chosen from k, fixed for the run. */
-#define SLOT(k) ((void **)(p + (size_t)(k) * WL_PAGE + ((k) * 37 % 64) * 64))
+#define SLOT(k) ((void **)(p + (size_t)(k) * BASE_PAGE_SIZE + ((k) * 37 % 64) * 64))
 	for (size_t i = 0; i < pages; i++)
 		*SLOT(order[i]) = SLOT(order[(i + 1) % pages]);
 	cur = SLOT(order[0]);
 #undef SLOT
 	free(order);
-	t = wl_now();
+	t = now_seconds();
 	for (long i = 0; i < accesses; i++)
 		cur = *cur;
-	t = wl_now() - t;
+	t = now_seconds() - t;
 	/* Keep the chase from being optimised away. */
 	__asm__ volatile("" : : "r"(cur));
 	return t * 1e9 / accesses;
@@ -130,14 +130,14 @@ static double chase(char *p, size_t size, long accesses)
 /* Map, optionally bind, fault, measure, chase, unmap. */
 static void measure(struct run *r, const struct opts *o, int advice, int bind)
 {
-	char *p = wl_map(o->co.region, advice);
+	char *p = map_hpage_aligned(o->co.region, advice);
 
 	if (bind >= 0)
-		wl_mbind_node(p, o->co.region, MPOL_BIND, bind);
-	wl_fault_region(p, o->co.region, &r->f);
+		mbind_node(p, o->co.region, MPOL_BIND, bind);
+	fault_region(p, o->co.region, &r->f);
 	r->ns_per_access = chase(p, o->co.region, o->accesses);
 	if (munmap(p, o->co.region))
-		wl_die("munmap");
+		die("munmap");
 }
 
 #define UNEVICTABLE_KNOB	"/proc/sys/vm/compact_unevictable_allowed"
@@ -148,7 +148,7 @@ static void unevictable_write(const char *val)
 	FILE *f = fopen(UNEVICTABLE_KNOB, "w");
 
 	if (!f || fputs(val, f) < 0 || fclose(f))
-		wl_die("write %s to %s (run as root)", val, UNEVICTABLE_KNOB);
+		die("write %s to %s (run as root)", val, UNEVICTABLE_KNOB);
 }
 
 static void unevictable_restore(void)
@@ -163,7 +163,7 @@ static void pin_unevictable(void)
 	FILE *f = fopen(UNEVICTABLE_KNOB, "r");
 
 	if (!f || !fgets(unevictable_saved, sizeof(unevictable_saved), f))
-		wl_die("read %s", UNEVICTABLE_KNOB);
+		die("read %s", UNEVICTABLE_KNOB);
 	fclose(f);
 	atexit(unevictable_restore);
 	unevictable_write("0");
@@ -181,11 +181,11 @@ struct frag {
 /* A node-bound region whose pages are mlocked as they fault. */
 static char *map_locked(int node, size_t size, int advice)
 {
-	char *p = wl_map(size, advice);
+	char *p = map_hpage_aligned(size, advice);
 
-	wl_mbind_node(p, size, MPOL_BIND, node);
+	mbind_node(p, size, MPOL_BIND, node);
 	if (mlock2(p, size, MLOCK_ONFAULT))
-		wl_die("mlock2 %zu MiB (needs root or a large RLIMIT_MEMLOCK)",
+		die("mlock2 %zu MiB (needs root or a large RLIMIT_MEMLOCK)",
 		       size >> 20);
 	return p;
 }
@@ -199,39 +199,39 @@ static char *map_locked(int node, size_t size, int advice)
  */
 static void fragment(int node, struct frag *fr)
 {
-	size_t cap = (size_t)wl_node_meminfo_kb(node, "MemTotal") * 1024, used = 0;
-	long stop_kb = wl_node_wmark_kb(node, "high") + 8 * 1024;
+	size_t cap = (size_t)node_meminfo_kb(node, "MemTotal") * 1024, used = 0;
+	long stop_kb = node_watermark_kb(node, "high") + 8 * 1024;
 	char *p, *mop;
 
 	pin_unevictable();
-	fr->free_hpages_before = wl_node_free_hpages(node);
+	fr->free_hpages_before = node_free_hpages(node);
 	p = map_locked(node, cap, MADV_NOHUGEPAGE);
 	while (used + FRAG_STEP <= cap &&
-	       wl_node_meminfo_kb(node, "MemFree") > stop_kb) {
-		for (size_t off = 0; off < FRAG_STEP; off += WL_PAGE)
+	       node_meminfo_kb(node, "MemFree") > stop_kb) {
+		for (size_t off = 0; off < FRAG_STEP; off += BASE_PAGE_SIZE)
 			p[used + off] = 1;
 		used += FRAG_STEP;
 	}
 	/* MADV_DONTNEED refuses locked ranges: unlock, punch, relock. */
 	for (size_t chunk = 0; chunk < used; chunk += FRAG_STEP) {
 		if (munlock(p + chunk, FRAG_STEP))
-			wl_die("munlock");
-		for (size_t off = WL_PAGE; off < FRAG_STEP; off += 2 * WL_PAGE)
-			if (madvise(p + chunk + off, WL_PAGE, MADV_DONTNEED))
-				wl_die("madvise(MADV_DONTNEED)");
+			die("munlock");
+		for (size_t off = BASE_PAGE_SIZE; off < FRAG_STEP; off += 2 * BASE_PAGE_SIZE)
+			if (madvise(p + chunk + off, BASE_PAGE_SIZE, MADV_DONTNEED))
+				die("madvise(MADV_DONTNEED)");
 		if (mlock2(p + chunk, FRAG_STEP, MLOCK_ONFAULT))
-			wl_die("mlock2");
+			die("mlock2");
 	}
 	fr->locked_mb = used >> 21;
 
 	mop = map_locked(node, cap, MADV_HUGEPAGE);
-	for (size_t off = 0; off < cap && wl_node_free_hpages(node) > 0;
-	     off += WL_HPAGE) {
-		struct wl_vmstat a, b;
+	for (size_t off = 0; off < cap && node_free_hpages(node) > 0;
+	     off += HPAGE_SIZE) {
+		struct vmstat a, b;
 
-		wl_vmstat_read(&a);
+		vmstat_read(&a);
 		mop[off] = 1;
-		wl_vmstat_read(&b);
+		vmstat_read(&b);
 		/* No local THP even with compaction: nothing left to take. */
 		if (b.v[VM_THP_FAULT_ALLOC] == a.v[VM_THP_FAULT_ALLOC]) {
 			fr->thp_refused = true;
@@ -239,13 +239,13 @@ static void fragment(int node, struct frag *fr)
 		}
 		fr->mopped_thps++;
 	}
-	fr->free_kb = wl_node_meminfo_kb(node, "MemFree");
-	fr->free_hpages_after = wl_node_free_hpages(node);
+	fr->free_kb = node_meminfo_kb(node, "MemFree");
+	fr->free_hpages_after = node_free_hpages(node);
 }
 
-static void json_run(struct wl_json *j, const struct run *r, int node)
+static void json_run(struct json_writer *j, const struct run *r, int node)
 {
-	wl_json_fault(j, r->name, &r->f, node);
+	json_region_fault(j, r->name, &r->f, node);
 }
 
 int main(int argc, char **argv)
@@ -258,18 +258,18 @@ int main(int argc, char **argv)
 	struct opts o;
 	int first;
 
-	wl_prog = "thp-remote-latency";
+	program_name = "thp-remote-latency";
 	parse(argc, argv, &o);
-	wl_require_node(o.co.node);
+	require_node(o.co.node);
 	if (o.remote < 0)
-		o.remote = wl_other_node(o.co.node);
+		o.remote = nearest_other_node(o.co.node);
 	if (o.remote < 0)
-		wl_fail(3, "this machine has one NUMA node with memory: remote "
+		fail(3, "this machine has one NUMA node with memory: remote "
 			"THP cannot be measured (needs at least 2 nodes)");
-	wl_require_node(o.remote);
+	require_node(o.remote);
 	if (o.remote == o.co.node)
-		wl_fail(2, "--remote-node must differ from --node");
-	wl_pin_to_node(o.co.node);
+		fail(2, "--remote-node must differ from --node");
+	pin_to_node(o.co.node);
 
 	first = o.baselines ? 0 : 3;
 	if (o.baselines) {
@@ -283,28 +283,28 @@ int main(int argc, char **argv)
 	measure(&runs[3], &o, MADV_HUGEPAGE, -1);
 
 	if (o.co.json) {
-		struct wl_json j;
+		struct json_writer j;
 
-		wl_json_begin(&j, stdout);
-		wl_json_context(&j, "thp-remote-latency");
-		wl_json_long(&j, "node", o.co.node);
-		wl_json_long(&j, "remote_node", o.remote);
-		wl_json_long(&j, "accesses", o.accesses);
-		wl_json_obj(&j, "fragment");
-		wl_json_long(&j, "locked_mb", fr.locked_mb);
-		wl_json_long(&j, "node_free_kb", fr.free_kb);
-		wl_json_long(&j, "free_2m_blocks_before", fr.free_hpages_before);
-		wl_json_long(&j, "mopped_thps", fr.mopped_thps);
-		wl_json_long(&j, "local_thp_refused", fr.thp_refused);
-		wl_json_long(&j, "free_2m_blocks_after", fr.free_hpages_after);
-		wl_json_close(&j);
-		wl_json_obj(&j, "ns_per_access");
+		json_begin(&j, stdout, JSON_COMPACT, false);
+		json_workload_context(&j, "thp-remote-latency");
+		json_long(&j, "node", o.co.node);
+		json_long(&j, "remote_node", o.remote);
+		json_long(&j, "accesses", o.accesses);
+		json_object(&j, "fragment", false);
+		json_long(&j, "locked_mb", fr.locked_mb);
+		json_long(&j, "node_free_kb", fr.free_kb);
+		json_long(&j, "free_2m_blocks_before", fr.free_hpages_before);
+		json_long(&j, "mopped_thps", fr.mopped_thps);
+		json_long(&j, "local_thp_refused", fr.thp_refused);
+		json_long(&j, "free_2m_blocks_after", fr.free_hpages_after);
+		json_close(&j);
+		json_object(&j, "ns_per_access", false);
 		for (int i = first; i < 4; i++)
-			wl_json_double(&j, runs[i].name, runs[i].ns_per_access);
-		wl_json_close(&j);
+			json_double(&j, runs[i].name, runs[i].ns_per_access);
+		json_close(&j);
 		for (int i = first; i < 4; i++)
 			json_run(&j, &runs[i], o.co.node);
-		wl_json_end(&j);
+		json_end(&j);
 		return 0;
 	}
 	printf("thp-remote-latency: local node %d, remote node %d, %zu MiB regions, %ld accesses\n",
@@ -319,7 +319,7 @@ int main(int argc, char **argv)
 		       fr.free_hpages_after);
 	for (int i = first; i < 4; i++) {
 		printf("%-11s %8.1f ns/access\n", runs[i].name, runs[i].ns_per_access);
-		wl_print_fault(stdout, "  region", &runs[i].f, o.co.node);
+		print_region_fault(stdout, "  region", &runs[i].f, o.co.node);
 	}
 	if (o.baselines)
 		printf("remote THP / local base = %.2f, local THP / local base = %.2f, "

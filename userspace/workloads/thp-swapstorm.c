@@ -4,7 +4,7 @@
  * MADV_HUGEPAGE region from a CPU of that node and see what it costs:
  * swap-outs, compaction stalls, fault latency, where the pages went.
  */
-#include "wl.h"
+#include "workload.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,10 +13,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define FILL_CHUNK	(4 * WL_MiB)
+#define FILL_CHUNK	(4 * MiB)
 
 struct opts {
-	struct wl_common co;
+	struct workload_options co;
 	const char *fill_level;
 	bool fill_pagecache;
 	const char *fill_dir;
@@ -49,7 +49,7 @@ static bool own_option(int opt, const char *arg, void *ctx)
 		return true;
 	case 'k':
 		if (strcmp(arg, "anon") && strcmp(arg, "pagecache"))
-			wl_fail(2, "--fill-kind: '%s' is not anon or pagecache", arg);
+			fail(2, "--fill-kind: '%s' is not anon or pagecache", arg);
 		o->fill_pagecache = !strcmp(arg, "pagecache");
 		return true;
 	case 'd':
@@ -65,28 +65,28 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "fill-level", required_argument, NULL, 'l' },
 		{ "fill-kind", required_argument, NULL, 'k' },
 		{ "fill-dir", required_argument, NULL, 'd' },
-		WL_COMMON_OPTIONS,
+		WORKLOAD_OPTIONS,
 	};
 
 	*o = (struct opts){ .fill_level = "wmark", .fill_dir = ".",
-			    .co.region = 400 * WL_MiB };
-	wl_getopt(argc, argv, longopts, help, &o->co, own_option, o);
+			    .co.region = 400 * MiB };
+	workload_getopt(argc, argv, longopts, help, &o->co, own_option, o);
 }
 
 /* MemFree, in kB, at which the fill stops. */
 static long fill_target_kb(const struct opts *o)
 {
-	long total = wl_node_meminfo_kb(o->co.node, "MemTotal");
-	long floor = wl_node_wmark_kb(o->co.node, "min") + 8 * 1024;
+	long total = node_meminfo_kb(o->co.node, "MemTotal");
+	long floor = node_watermark_kb(o->co.node, "min") + 8 * 1024;
 	long target;
 	char *end;
 	double pct;
 
 	if (!strcmp(o->fill_level, "wmark"))
-		return wl_node_wmark_kb(o->co.node, "low") + 4 * 1024;
+		return node_watermark_kb(o->co.node, "low") + 4 * 1024;
 	pct = strtod(o->fill_level, &end);
 	if (end == o->fill_level || (*end && strcmp(end, "%")) || pct < 0 || pct > 100)
-		wl_fail(2, "--fill-level: '%s' is not 'wmark' or a percentage",
+		fail(2, "--fill-level: '%s' is not 'wmark' or a percentage",
 			o->fill_level);
 	if (pct == 0)
 		return -1;
@@ -98,13 +98,13 @@ static long fill_target_kb(const struct opts *o)
 /* Anonymous base pages bound to the node, same-filled so zram stores them cheaply. */
 static size_t fill_anon(int node, long target_kb)
 {
-	size_t cap = (size_t)wl_node_meminfo_kb(node, "MemTotal") * 1024;
-	char *p = wl_map(cap, MADV_NOHUGEPAGE);
+	size_t cap = (size_t)node_meminfo_kb(node, "MemTotal") * 1024;
+	char *p = map_hpage_aligned(cap, MADV_NOHUGEPAGE);
 	size_t used = 0;
 
-	wl_mbind_node(p, cap, MPOL_BIND, node);
+	mbind_node(p, cap, MPOL_BIND, node);
 	while (used + FILL_CHUNK <= cap &&
-	       wl_node_meminfo_kb(node, "MemFree") > target_kb + 4096) {
+	       node_meminfo_kb(node, "MemFree") > target_kb + 4096) {
 		memset(p + used, 0x5a, FILL_CHUNK);
 		used += FILL_CHUNK;
 	}
@@ -122,71 +122,71 @@ static size_t fill_pagecache(int node, long target_kb, const char *dir)
 	snprintf(path, sizeof(path), "%s/thp-swapstorm.XXXXXX", dir);
 	fd = mkstemp(path);
 	if (fd < 0)
-		wl_die("create a fill file in %s", dir);
+		die("create a fill file in %s", dir);
 	/* Kept open, gone from the directory: it cannot outlive the process. */
 	if (unlink(path))
-		wl_die("unlink %s", path);
+		die("unlink %s", path);
 	memset(buf, 0x5a, sizeof(buf));
-	wl_set_mempolicy_node(MPOL_BIND, node);
-	while (wl_node_meminfo_kb(node, "MemFree") > target_kb + 4096) {
+	set_mempolicy_node(MPOL_BIND, node);
+	while (node_meminfo_kb(node, "MemFree") > target_kb + 4096) {
 		for (size_t off = 0; off < FILL_CHUNK; ) {
 			ssize_t n = write(fd, buf, sizeof(buf));
 
 			if (n < 0)
-				wl_die("write the fill file in %s (%zu MiB written)",
+				die("write the fill file in %s (%zu MiB written)",
 				       dir, used >> 20);
 			off += n;
 			used += n;
 		}
 	}
-	wl_set_mempolicy_node(MPOL_DEFAULT, 0);
+	set_mempolicy_node(MPOL_DEFAULT, 0);
 	return used;
 }
 
 int main(int argc, char **argv)
 {
 	struct opts o;
-	struct wl_fault f;
+	struct region_fault f;
 	long target_kb, free_before, free_filled;
 	size_t filled = 0;
 	char *region;
 
-	wl_prog = "thp-swapstorm";
+	program_name = "thp-swapstorm";
 	parse(argc, argv, &o);
-	wl_require_node(o.co.node);
-	wl_pin_to_node(o.co.node);
+	require_node(o.co.node);
+	pin_to_node(o.co.node);
 	target_kb = fill_target_kb(&o);
-	free_before = wl_node_meminfo_kb(o.co.node, "MemFree");
+	free_before = node_meminfo_kb(o.co.node, "MemFree");
 	if (target_kb >= 0)
 		filled = o.fill_pagecache ?
 			fill_pagecache(o.co.node, target_kb, o.fill_dir) :
 			fill_anon(o.co.node, target_kb);
-	free_filled = wl_node_meminfo_kb(o.co.node, "MemFree");
+	free_filled = node_meminfo_kb(o.co.node, "MemFree");
 
-	region = wl_map(o.co.region, MADV_HUGEPAGE);
-	wl_fault_region(region, o.co.region, &f);
+	region = map_hpage_aligned(o.co.region, MADV_HUGEPAGE);
+	fault_region(region, o.co.region, &f);
 
 	if (o.co.json) {
-		struct wl_json j;
+		struct json_writer j;
 
-		wl_json_begin(&j, stdout);
-		wl_json_context(&j, "thp-swapstorm");
-		wl_json_long(&j, "node", o.co.node);
-		wl_json_str(&j, "fill_kind", o.fill_pagecache ? "pagecache" : "anon");
-		wl_json_str(&j, "fill_level", o.fill_level);
-		wl_json_long(&j, "fill_mb", filled >> 20);
-		wl_json_long(&j, "node_free_kb_before", free_before);
-		wl_json_long(&j, "node_free_kb_filled", free_filled);
-		wl_json_long(&j, "node_free_kb_after",
-			     wl_node_meminfo_kb(o.co.node, "MemFree"));
-		wl_json_fault(&j, "fault", &f, o.co.node);
-		wl_json_end(&j);
+		json_begin(&j, stdout, JSON_COMPACT, false);
+		json_workload_context(&j, "thp-swapstorm");
+		json_long(&j, "node", o.co.node);
+		json_string(&j, "fill_kind", o.fill_pagecache ? "pagecache" : "anon");
+		json_string(&j, "fill_level", o.fill_level);
+		json_long(&j, "fill_mb", filled >> 20);
+		json_long(&j, "node_free_kb_before", free_before);
+		json_long(&j, "node_free_kb_filled", free_filled);
+		json_long(&j, "node_free_kb_after",
+			     node_meminfo_kb(o.co.node, "MemFree"));
+		json_region_fault(&j, "fault", &f, o.co.node);
+		json_end(&j);
 	} else {
 		printf("thp-swapstorm: node %d, fill %s %s: %zu MiB "
 		       "(MemFree %ld -> %ld MiB)\n", o.co.node,
 		       o.fill_pagecache ? "pagecache" : "anon", o.fill_level,
 		       filled >> 20, free_before / 1024, free_filled / 1024);
-		wl_print_fault(stdout, "region", &f, o.co.node);
+		print_region_fault(stdout, "region", &f, o.co.node);
 	}
 	return 0;
 }

@@ -4,15 +4,16 @@
 WORKLOADS_SRC := $(TOP)/userspace/workloads
 WORKLOADS_BIN := $(BUILD)/workloads
 WORKLOADS := thp-swapstorm thp-remote-latency thp-fault-bench
-WORKLOADS_CFLAGS := $(CFLAGS) $(WARN) -static
-# tests/tests.mk defines it after this file; a default for other includers.
-GUEST_BIN ?= $(BUILD)/guest-bin
+# The workloads link the userspace library (lib.mk, from userspace.mk).
+WORKLOADS_CFLAGS := $(CFLAGS) $(WARN) -static -I$(USERSPACE_LIB) -I$(TOP)/module
 
 workloads: $(addprefix $(WORKLOADS_BIN)/,$(WORKLOADS))
 
-$(WORKLOADS_BIN)/%: $(WORKLOADS_SRC)/%.c $(WORKLOADS_SRC)/wl.c $(WORKLOADS_SRC)/wl.h
+$(WORKLOADS_BIN)/%: $(WORKLOADS_SRC)/%.c $(WORKLOADS_SRC)/workload.c \
+		$(WORKLOADS_SRC)/workload.h $(USERSPACE_LIB_SRCS) $(USERSPACE_LIB_HDRS)
 	@mkdir -p $(WORKLOADS_BIN)
-	$(CC) $(WORKLOADS_CFLAGS) -o $@ $< $(WORKLOADS_SRC)/wl.c
+	$(CC) $(WORKLOADS_CFLAGS) -o $@ $< $(WORKLOADS_SRC)/workload.c \
+		$(USERSPACE_LIB_SRCS)
 
 # The guest gets the workloads and the benchmark's guest script in /tests.
 guest-bin: guest-workloads
