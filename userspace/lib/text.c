@@ -33,7 +33,8 @@ int parse_decimal(const char *s, uint64_t max, uint64_t *val)
 		if (*s < '0' || *s > '9')
 			return -EINVAL;
 		digit = *s - '0';
-		if (v > (max - digit) / 10)
+		/* digit > max: max - digit would wrap. */
+		if (digit > max || v > (max - digit) / 10)
 			return -ERANGE;
 		v = v * 10 + digit;
 	}

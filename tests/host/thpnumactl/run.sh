@@ -8,7 +8,7 @@ trap 'rm -rf "$work"' EXIT
 log=$work/log
 
 {
-	"$out/test_stats" "$here/fixtures" "$work" ||
+	TEST_FIXTURES="$here/fixtures" TEST_OUT="$work" "$out/test_stats" ||
 		echo "not ok - test_stats exited with status $?"
 	for f in "$work"/*.json; do
 		if python3 -m json.tool "$f" > /dev/null; then

@@ -1,37 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for thpnumactl's stats.c: the parser fed recorded and broken
- * stats files, and the table, JSON, Prometheus and watch writers.
- * usage: test_stats FIXTURE_DIR OUT_DIR
- * Prints TAP lines; JSON and Prometheus outputs land in OUT_DIR for the
- * shell driver to validate with python3.
+ * Unit tests for userspace/lib: the stats parser fed recorded and broken
+ * stats files; the table, JSON, Prometheus and watch writers; the text
+ * helpers and the JSON writer.
+ * env: TEST_FIXTURES (the fixtures directory), TEST_OUT (a directory where
+ * JSON and Prometheus outputs land for run.sh to validate with python3).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "kselftest_harness.h"
+#include "json.h"
 #include "stats.h"
+#include "text.h"
 
-static const char *fixture_dir, *out_dir;
-static int test_nr, test_failed;
-
-static void result(int ok, const char *fmt, ...)
-	__printf(2, 3);
-
-static void result(int ok, const char *fmt, ...)
+/* A directory named by the environment, as run.sh passes them. */
+static const char *env_dir(const char *name)
 {
-	va_list ap;
+	const char *dir = getenv(name);
 
-	printf("%s %d - ", ok ? "ok" : "not ok", ++test_nr);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!ok)
-		test_failed++;
+	if (!dir) {
+		fprintf(stderr, "%s is not set (see run.sh)\n", name);
+		exit(1);
+	}
+	return dir;
 }
 
 static char *slurp(const char *name)
@@ -41,7 +36,7 @@ static char *slurp(const char *name)
 	FILE *f, *mem;
 	int c;
 
-	snprintf(path, sizeof(path), "%s/%s", fixture_dir, name);
+	snprintf(path, sizeof(path), "%s/%s", env_dir("TEST_FIXTURES"), name);
 	f = fopen(path, "r");
 	if (!f) {
 		fprintf(stderr, "cannot open %s: %s\n", path, strerror(errno));
@@ -65,17 +60,18 @@ static int parse_fixture(const char *name, struct thpnuma_stats *st,
 	return ret;
 }
 
-static void expect_parse_error(const char *name, const char *reason)
+static void expect_parse_error(struct __test_metadata *_metadata,
+			       const char *name, const char *reason)
 {
 	struct thpnuma_stats st;
 	char err[256] = "";
 	int ret = parse_fixture(name, &st, err, sizeof(err));
 
-	result(ret == -EINVAL && strstr(err, reason),
-	       "%s is refused with \"%s\" (got %d, \"%s\")", name, reason,
-	       ret, err);
-	result(st.nodes == NULL && st.nr_nodes == 0,
-	       "%s: nothing is left allocated on error", name);
+	EXPECT_TRUE(ret == -EINVAL && strstr(err, reason))
+		TH_LOG("%s is refused with \"%s\" (got %d, \"%s\")", name, reason,
+		       ret, err);
+	EXPECT_TRUE(st.nodes == NULL && st.nr_nodes == 0)
+		TH_LOG("%s: nothing is left allocated on error", name);
 }
 
 /* Run a writer into a string. */
@@ -96,7 +92,7 @@ static void save(const char *name, const char *text)
 	char path[4096];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", out_dir, name);
+	snprintf(path, sizeof(path), "%s/%s", env_dir("TEST_OUT"), name);
 	f = fopen(path, "w");
 	if (!f) {
 		fprintf(stderr, "cannot write %s: %s\n", path,
@@ -131,7 +127,7 @@ static int table_lines_equal_width(const char *text)
 	return 1;
 }
 
-static void test_good_2node(void)
+TEST(good_2node)
 {
 	struct thpnuma_stats st;
 	uint64_t total[THPNUMA_NR_COUNTERS];
@@ -140,66 +136,72 @@ static void test_good_2node(void)
 	int ret;
 
 	ret = parse_fixture("good-2node.txt", &st, err, sizeof(err));
-	result(ret == 0, "good-2node.txt parses (%s)", err);
+	EXPECT_TRUE(ret == 0)
+		TH_LOG("good-2node.txt parses (%s)", err);
 	if (ret)
 		return;
-	result(st.nr_nodes == 2 && st.nodes[0].node == 0 &&
-	       st.nodes[1].node == 1, "two nodes, in order");
-	result(st.nodes[0].counter[THPNUMA_THP_LOCAL] == 100 &&
-	       st.nodes[0].counter[THPNUMA_ALLOC_NS] == 214000000 &&
-	       st.nodes[1].counter[THPNUMA_THP_REMOTE_IN] == 5,
-	       "values land in their counters");
+	EXPECT_TRUE(st.nr_nodes == 2 && st.nodes[0].node == 0 &&
+	            st.nodes[1].node == 1)
+		TH_LOG("two nodes, in order");
+	EXPECT_TRUE(st.nodes[0].counter[THPNUMA_THP_LOCAL] == 100 &&
+	            st.nodes[0].counter[THPNUMA_ALLOC_NS] == 214000000 &&
+	            st.nodes[1].counter[THPNUMA_THP_REMOTE_IN] == 5)
+		TH_LOG("values land in their counters");
 	stats_total(&st, total);
-	result(total[THPNUMA_THP_LOCAL] == 100 && total[THPNUMA_THP_REMOTE_IN] == 5,
-	       "totals add the nodes");
+	EXPECT_TRUE(total[THPNUMA_THP_LOCAL] == 100 && total[THPNUMA_THP_REMOTE_IN] == 5)
+		TH_LOG("totals add the nodes");
 	stats_derive(st.nodes[0].counter, &d);
-	result(d.valid && d.local_pct > 93.45 && d.local_pct < 93.46 &&
-	       d.remote_pct > 4.67 && d.remote_pct < 4.68 &&
-	       d.fallback_pct > 1.86 && d.fallback_pct < 1.87,
-	       "local/remote/fallback %% of local+remote+fallback");
-	result(d.avg_alloc_us == 2000.0,
-	       "avg alloc µs = alloc_ns / placed / 1000 (got %f)",
-	       d.avg_alloc_us);
+	EXPECT_TRUE(d.valid && d.local_pct > 93.45 && d.local_pct < 93.46 &&
+	            d.remote_pct > 4.67 && d.remote_pct < 4.68 &&
+	            d.fallback_pct > 1.86 && d.fallback_pct < 1.87)
+		TH_LOG("local/remote/fallback %% of local+remote+fallback");
+	EXPECT_TRUE(d.avg_alloc_us == 2000.0)
+		TH_LOG("avg alloc µs = alloc_ns / placed / 1000 (got %f)",
+		       d.avg_alloc_us);
 	stats_derive(st.nodes[1].counter, &d);
-	result(!d.valid, "no THP placed: ratios undefined");
+	EXPECT_TRUE(!d.valid)
+		TH_LOG("no THP placed: ratios undefined");
 
 	text = capture(write_table_total, &st);
-	result(strstr(text, "Node 0") && strstr(text, "Node 1") &&
-	       strstr(text, "Total"), "table has node and Total columns");
-	result(strstr(text, "local %") && strstr(text, "remote %") &&
-	       strstr(text, "fallback %") && strstr(text, "avg alloc µs"),
-	       "table has the derived rows");
-	result(strstr(text, "93.46") && strstr(text, "2000.00"),
-	       "table shows the derived values");
-	result(table_lines_equal_width(text), "table columns line up");
+	EXPECT_TRUE(strstr(text, "Node 0") && strstr(text, "Node 1") &&
+	            strstr(text, "Total"))
+		TH_LOG("table has node and Total columns");
+	EXPECT_TRUE(strstr(text, "local %") && strstr(text, "remote %") &&
+	            strstr(text, "fallback %") && strstr(text, "avg alloc µs"))
+		TH_LOG("table has the derived rows");
+	EXPECT_TRUE(strstr(text, "93.46") && strstr(text, "2000.00"))
+		TH_LOG("table shows the derived values");
+	EXPECT_TRUE(table_lines_equal_width(text))
+		TH_LOG("table columns line up");
 	save("good-2node.table", text);
 	free(text);
 
 	text = capture(stats_write_json, &st);
-	result(strstr(text, "{\"node\": 0, \"thp_local\": 100, ") != NULL,
-	       "JSON: one node per line, stats file order");
-	result(strstr(text, "\"local_pct\": null") != NULL,
-	       "JSON: undefined ratios are null");
+	EXPECT_TRUE(strstr(text, "{\"node\": 0, \"thp_local\": 100, ") != NULL)
+		TH_LOG("JSON: one node per line, stats file order");
+	EXPECT_TRUE(strstr(text, "\"local_pct\": null") != NULL)
+		TH_LOG("JSON: undefined ratios are null");
 	save("good-2node.json", text);
 	free(text);
 
 	text = capture(stats_write_prometheus, &st);
-	result(strstr(text, "# TYPE thpnuma_thp_local_total counter\n") &&
-	       strstr(text, "thpnuma_thp_local_total{node=\"0\"} 100\n"),
-	       "Prometheus: counter type and node label");
-	result(strstr(text, "thpnuma_alloc_seconds_total{node=\"0\"} 0.214000000\n") != NULL,
-	       "Prometheus: alloc_ns exported in seconds");
+	EXPECT_TRUE(strstr(text, "# TYPE thpnuma_thp_local_total counter\n") &&
+	            strstr(text, "thpnuma_thp_local_total{node=\"0\"} 100\n"))
+		TH_LOG("Prometheus: counter type and node label");
+	EXPECT_TRUE(strstr(text, "thpnuma_alloc_seconds_total{node=\"0\"} 0.214000000\n") != NULL)
+		TH_LOG("Prometheus: alloc_ns exported in seconds");
 	save("good-2node.prom", text);
 	free(text);
 
-	result(stats_select_node(&st, 7) == -ENOENT && st.nr_nodes == 2,
-	       "selecting an offline node fails and keeps all");
-	result(stats_select_node(&st, 1) == 0 && st.nr_nodes == 1 &&
-	       st.nodes[0].node == 1, "selecting node 1 keeps only it");
+	EXPECT_TRUE(stats_select_node(&st, 7) == -ENOENT && st.nr_nodes == 2)
+		TH_LOG("selecting an offline node fails and keeps all");
+	EXPECT_TRUE(stats_select_node(&st, 1) == 0 && st.nr_nodes == 1 &&
+	            st.nodes[0].node == 1)
+		TH_LOG("selecting node 1 keeps only it");
 	stats_free(&st);
 }
 
-static void test_huge(void)
+TEST(huge)
 {
 	struct thpnuma_stats st;
 	uint64_t total[THPNUMA_NR_COUNTERS];
@@ -207,63 +209,66 @@ static void test_huge(void)
 	char err[256] = "", *text;
 
 	if (parse_fixture("good-4node-huge.txt", &st, err, sizeof(err))) {
-		result(0, "good-4node-huge.txt parses (%s)", err);
+		EXPECT_TRUE(0)
+			TH_LOG("good-4node-huge.txt parses (%s)", err);
 		return;
 	}
-	result(st.nr_nodes == 4 &&
-	       st.nodes[3].counter[THPNUMA_THP_LOCAL] == UINT64_MAX,
-	       "UINT64_MAX parses");
+	EXPECT_TRUE(st.nr_nodes == 4 &&
+	            st.nodes[3].counter[THPNUMA_THP_LOCAL] == UINT64_MAX)
+		TH_LOG("UINT64_MAX parses");
 	stats_total(&st, total);
-	result(total[THPNUMA_THP_LOCAL] == UINT64_MAX,
-	       "total saturates instead of wrapping");
+	EXPECT_TRUE(total[THPNUMA_THP_LOCAL] == UINT64_MAX)
+		TH_LOG("total saturates instead of wrapping");
 	stats_derive(st.nodes[3].counter, &d);
-	result(d.valid && d.local_pct == 50.0,
-	       "derived ratios of huge counters do not wrap (%f)",
-	       d.local_pct);
+	EXPECT_TRUE(d.valid && d.local_pct == 50.0)
+		TH_LOG("derived ratios of huge counters do not wrap (%f)",
+		       d.local_pct);
 	text = capture(write_table_total, &st);
-	result(strstr(text, "18446744073709551615") &&
-	       table_lines_equal_width(text),
-	       "table fits 20-digit values");
+	EXPECT_TRUE(strstr(text, "18446744073709551615") &&
+	            table_lines_equal_width(text))
+		TH_LOG("table fits 20-digit values");
 	save("good-4node-huge.table", text);
 	free(text);
 	text = capture(stats_write_json, &st);
 	save("good-4node-huge.json", text);
 	free(text);
 	text = capture(stats_write_prometheus, &st);
-	result(strstr(text, "thpnuma_alloc_seconds_total{node=\"3\"} 18446744073.709551615\n") != NULL,
-	       "Prometheus seconds keep full precision");
+	EXPECT_TRUE(strstr(text, "thpnuma_alloc_seconds_total{node=\"3\"} 18446744073.709551615\n") != NULL)
+		TH_LOG("Prometheus seconds keep full precision");
 	save("good-4node-huge.prom", text);
 	free(text);
 	stats_free(&st);
 }
 
-static void test_tolerated(void)
+TEST(tolerated)
 {
 	struct thpnuma_stats st;
 	char err[256] = "";
 
 	if (parse_fixture("good-extra-unknown-column.txt", &st, err,
 			  sizeof(err))) {
-		result(0, "an unknown column is skipped (%s)", err);
+		EXPECT_TRUE(0)
+			TH_LOG("an unknown column is skipped (%s)", err);
 	} else {
-		result(st.nr_nodes == 1 &&
-		       st.nodes[0].counter[THPNUMA_THP_LOCAL] == 1 &&
-		       st.nodes[0].counter[THPNUMA_THP_REMOTE] == 2 &&
-		       st.nodes[0].counter[THPNUMA_ALLOC_NS] == 11,
-		       "an unknown column is skipped, the others found by name");
+		EXPECT_TRUE(st.nr_nodes == 1 &&
+		            st.nodes[0].counter[THPNUMA_THP_LOCAL] == 1 &&
+		            st.nodes[0].counter[THPNUMA_THP_REMOTE] == 2 &&
+		            st.nodes[0].counter[THPNUMA_ALLOC_NS] == 11)
+			TH_LOG("an unknown column is skipped, the others found by name");
 		stats_free(&st);
 	}
 	if (parse_fixture("good-crlf.txt", &st, err, sizeof(err))) {
-		result(0, "CRLF line ends parse (%s)", err);
+		EXPECT_TRUE(0)
+			TH_LOG("CRLF line ends parse (%s)", err);
 	} else {
-		result(st.nr_nodes == 1 &&
-		       st.nodes[0].counter[THPNUMA_ALLOC_NS] == 11,
-		       "CRLF line ends parse");
+		EXPECT_TRUE(st.nr_nodes == 1 &&
+		            st.nodes[0].counter[THPNUMA_ALLOC_NS] == 11)
+			TH_LOG("CRLF line ends parse");
 		stats_free(&st);
 	}
 }
 
-static void test_delta(void)
+TEST(delta)
 {
 	struct thpnuma_stats prev, cur, delta;
 	char err[256], *text = NULL;
@@ -275,19 +280,19 @@ static void test_delta(void)
 	cur.nodes[0].counter[THPNUMA_THP_LOCAL] = 130;
 	cur.nodes[0].counter[THPNUMA_THP_REMOTE] = 1;	/* reset in between */
 	stats_delta(&prev, &cur, &delta);
-	result(delta.nodes[0].counter[THPNUMA_THP_LOCAL] == 30 &&
-	       delta.nodes[0].counter[THPNUMA_THP_FALLBACK] == 0,
-	       "delta subtracts the previous sample");
-	result(delta.nodes[0].counter[THPNUMA_THP_REMOTE] == 1,
-	       "a counter that went down (reset) counts from zero");
+	EXPECT_TRUE(delta.nodes[0].counter[THPNUMA_THP_LOCAL] == 30 &&
+	            delta.nodes[0].counter[THPNUMA_THP_FALLBACK] == 0)
+		TH_LOG("delta subtracts the previous sample");
+	EXPECT_TRUE(delta.nodes[0].counter[THPNUMA_THP_REMOTE] == 1)
+		TH_LOG("a counter that went down (reset) counts from zero");
 
 	mem = open_memstream(&text, &len);
 	stats_write_watch_header(mem);
 	stats_write_watch_rows(mem, "12:00:00", &delta);
 	fclose(mem);
-	result(strstr(text, "12:00:00    0         30") &&
-	       strstr(text, "12:00:00  all") && table_lines_equal_width(text),
-	       "watch rows: fixed width, one per node plus all");
+	EXPECT_TRUE(strstr(text, "12:00:00    0         30") &&
+	            strstr(text, "12:00:00  all") && table_lines_equal_width(text))
+		TH_LOG("watch rows: fixed width, one per node plus all");
 	save("watch.txt", text);
 	free(text);
 	stats_free(&delta);
@@ -295,61 +300,214 @@ static void test_delta(void)
 	stats_free(&cur);
 }
 
-static void test_bracketed(void)
+TEST(bracketed)
 {
 	char out[32];
 
-	result(bracketed_choice("kernel [strict-local] local-then-remote\n",
+	EXPECT_TRUE(bracketed_choice("kernel [strict-local] local-then-remote\n",
 				out, sizeof(out)) == 0 &&
-	       !strcmp(out, "strict-local"), "bracketed choice in the middle");
-	result(bracketed_choice("[all] madvise\n", out, sizeof(out)) == 0 &&
-	       !strcmp(out, "all"), "bracketed choice first");
-	result(bracketed_choice("always madvise never\n", out,
-				sizeof(out)) == -EINVAL,
-	       "no brackets is an error");
-	result(bracketed_choice("a [] b", out, sizeof(out)) == -EINVAL,
-	       "empty brackets is an error");
-	result(bracketed_choice("a [bbbbbbbb] c", out, 4) == -EINVAL,
-	       "too long for the buffer is an error");
+	            !strcmp(out, "strict-local"))
+		TH_LOG("bracketed choice in the middle");
+	EXPECT_TRUE(bracketed_choice("[all] madvise\n", out, sizeof(out)) == 0 &&
+	            !strcmp(out, "all"))
+		TH_LOG("bracketed choice first");
+	EXPECT_TRUE(bracketed_choice("always madvise never\n", out,
+				sizeof(out)) == -EINVAL)
+		TH_LOG("no brackets is an error");
+	EXPECT_TRUE(bracketed_choice("a [] b", out, sizeof(out)) == -EINVAL)
+		TH_LOG("empty brackets is an error");
+	EXPECT_TRUE(bracketed_choice("a [bbbbbbbb] c", out, 4) == -EINVAL)
+		TH_LOG("too long for the buffer is an error");
 }
 
-int main(int argc, char *argv[])
+TEST(refuses_broken_files)
 {
 	struct thpnuma_stats st;
 	char err[256];
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s FIXTURE_DIR OUT_DIR\n", argv[0]);
-		return 2;
-	}
-	fixture_dir = argv[1];
-	out_dir = argv[2];
-
-	test_good_2node();
-	test_huge();
-	test_tolerated();
-	test_delta();
-	test_bracketed();
-
-	expect_parse_error("bad-empty.txt", "empty stats file");
-	expect_parse_error("bad-header-only.txt", "no node rows");
-	expect_parse_error("bad-missing-column.txt", "line 2: too few fields");
-	expect_parse_error("bad-extra-column.txt", "line 2: too many fields");
-	expect_parse_error("bad-non-numeric.txt",
+	expect_parse_error(_metadata, "bad-empty.txt", "empty stats file");
+	expect_parse_error(_metadata, "bad-header-only.txt", "no node rows");
+	expect_parse_error(_metadata, "bad-missing-column.txt",
+			   "line 2: too few fields");
+	expect_parse_error(_metadata, "bad-extra-column.txt",
+			   "line 2: too many fields");
+	expect_parse_error(_metadata, "bad-non-numeric.txt",
 			   "thp_fallback value \"abc\" is not a number");
-	expect_parse_error("bad-negative.txt", "\"-5\" is not a number");
-	expect_parse_error("bad-overflow.txt", "exceeds 64 bits");
-	expect_parse_error("bad-header-lacks-counter.txt",
-			   "header lacks column \"alloc_ns\"");
-	expect_parse_error("bad-duplicate-node.txt",
+	expect_parse_error(_metadata, "bad-negative.txt",
+			   "\"-5\" is not a number");
+	expect_parse_error(_metadata, "bad-overflow.txt", "exceeds 64 bits");
+	expect_parse_error(_metadata, "bad-duplicate-node.txt",
 			   "line 3: node 0 appears twice");
-	expect_parse_error("bad-no-header.txt",
+	expect_parse_error(_metadata, "bad-no-header.txt",
 			   "header does not start with \"node\"");
-	expect_parse_error("bad-node-id.txt", "bad node id \"x\"");
-	result(stats_parse("   \n\n", &st, err, sizeof(err)) == -EINVAL &&
-	       strstr(err, "empty"), "blank-only text is empty");
-
-	printf("# stats unit tests: %d run, %d failed\n", test_nr,
-	       test_failed);
-	return test_failed ? 1 : 0;
+	expect_parse_error(_metadata, "bad-node-id.txt", "bad node id \"x\"");
+	EXPECT_TRUE(stats_parse("   \n\n", &st, err, sizeof(err)) == -EINVAL &&
+		    strstr(err, "empty"))
+		TH_LOG("blank-only text is empty");
 }
+
+/* Every known column is required: a header without any one is refused. */
+TEST(insists_on_every_known_column)
+{
+	expect_parse_error(_metadata, "bad-header-lacks-counter.txt",
+			   "header lacks column \"alloc_ns\"");
+	for (int c = 0; c < THPNUMA_NR_COUNTERS; c++) {
+		char text[1024] = "node", row[512] = "0", err[256] = "";
+		struct thpnuma_stats st;
+
+		for (int k = 0; k < THPNUMA_NR_COUNTERS; k++) {
+			if (k == c)
+				continue;
+			strcat(text, " ");
+			strcat(text, thpnuma_counter_names[k]);
+			strcat(row, " 1");
+		}
+		strcat(text, "\n");
+		strcat(text, row);
+		EXPECT_EQ(-EINVAL, stats_parse(text, &st, err, sizeof(err)));
+		EXPECT_TRUE(strstr(err, thpnuma_counter_names[c]) != NULL)
+			TH_LOG("without %s: \"%s\"", thpnuma_counter_names[c],
+				       err);
+	}
+}
+
+TEST(parse_decimal_is_strict)
+{
+	static const char *const bad[] = { "", "-1", "+1", " 1", "1 ", "0x1",
+					   "1a" };
+	uint64_t v = 7;
+
+	EXPECT_EQ(0, parse_decimal("0", UINT64_MAX, &v));
+	EXPECT_EQ(0, v);
+	EXPECT_EQ(0, parse_decimal("18446744073709551615", UINT64_MAX, &v));
+	EXPECT_EQ(UINT64_MAX, v);
+	EXPECT_EQ(-ERANGE, parse_decimal("18446744073709551616", UINT64_MAX,
+					 &v));
+	EXPECT_EQ(0, parse_decimal("7", 7, &v));
+	EXPECT_EQ(-ERANGE, parse_decimal("8", 7, &v));
+	for (unsigned int i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(-EINVAL, parse_decimal(bad[i], UINT64_MAX, &v))
+			TH_LOG("accepted \"%s\"", bad[i]);
+	}
+	EXPECT_EQ(7, v);
+}
+
+TEST(parse_size_takes_units)
+{
+	EXPECT_EQ(4096, parse_size("4096"));
+	EXPECT_EQ(64 << 10, parse_size("64k"));
+	EXPECT_EQ(400UL << 20, parse_size("400M"));
+	EXPECT_EQ(2UL << 30, parse_size("2GiB"));
+	EXPECT_EQ(0, parse_size("2X"));
+	EXPECT_EQ(0, parse_size(""));
+}
+
+TEST(split_fields_counts_and_limits)
+{
+	char line[] = " a\tb  c\r", many[] = "a b c d";
+	char *f[3];
+
+	ASSERT_EQ(3, split_fields(line, f, 3));
+	EXPECT_STREQ("a", f[0]);
+	EXPECT_STREQ("b", f[1]);
+	EXPECT_STREQ("c", f[2]);
+	EXPECT_EQ(-E2BIG, split_fields(many, f, 3));
+}
+
+struct seen_lines {
+	char text[128];
+	unsigned int stop_at;
+};
+
+static int note_line(char *line, unsigned int lineno, void *ctx)
+{
+	struct seen_lines *seen = ctx;
+	size_t used = strlen(seen->text);
+
+	snprintf(seen->text + used, sizeof(seen->text) - used, "%u:%s;",
+		 lineno, line);
+	return lineno == seen->stop_at ? -EINVAL : 0;
+}
+
+TEST(for_each_line_skips_blanks_and_stops)
+{
+	struct seen_lines seen = { "", 0 };
+
+	EXPECT_EQ(0, for_each_line("a\n\n  \nb\r\nc", note_line, &seen));
+	EXPECT_STREQ("1:a;4:b;5:c;", seen.text);
+	seen = (struct seen_lines){ "", 4 };
+	EXPECT_EQ(-EINVAL, for_each_line("a\n\n\nb\nc\n", note_line, &seen));
+	EXPECT_STREQ("1:a;4:b;", seen.text);
+}
+
+/* Run @write with a JSON writer into a string. */
+static char *capture_json(void (*write)(struct json_writer *j),
+			  enum json_style style)
+{
+	struct json_writer j;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	json_begin(&j, mem, style, false);
+	write(&j);
+	json_end(&j);
+	fclose(mem);
+	return text;
+}
+
+static void write_sample(struct json_writer *j)
+{
+	static const long nodes[] = { 1, 2 };
+
+	json_string(j, "s", "a\"b\\c\n");
+	json_long(j, "l", -3);
+	json_u64(j, "u", UINT64_MAX);
+	json_double(j, "d", 1.5);
+	json_null(j, "n");
+	json_object(j, "o", false);
+	json_close(j);
+	json_longs(j, "a", nodes, 2);
+}
+
+TEST(json_writer_compact_and_spaced)
+{
+	char *text = capture_json(write_sample, JSON_COMPACT);
+
+	EXPECT_STREQ("{\"s\":\"a\\\"b\\\\c\\u000a\",\"l\":-3,"
+		     "\"u\":18446744073709551615,\"d\":1.500,\"n\":null,"
+		     "\"o\":{},\"a\":[1,2]}\n", text);
+	free(text);
+	text = capture_json(write_sample, JSON_SPACED);
+	EXPECT_STREQ("{\"s\": \"a\\\"b\\\\c\\u000a\", \"l\": -3, "
+		     "\"u\": 18446744073709551615, \"d\": 1.500, "
+		     "\"n\": null, \"o\": {}, \"a\": [1, 2]}\n", text);
+	free(text);
+}
+
+TEST(json_writer_breaks_lines)
+{
+	struct json_writer j;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	json_begin(&j, mem, JSON_SPACED, true);
+	json_array(&j, "rows", true);
+	json_object(&j, NULL, false);
+	json_long(&j, "a", 1);
+	json_long(&j, "b", 2);
+	json_close(&j);
+	json_object(&j, NULL, false);
+	json_close(&j);
+	json_close(&j);
+	json_object(&j, "total", false);
+	json_long(&j, "a", 1);
+	json_end(&j);
+	fclose(mem);
+	EXPECT_STREQ("{\n  \"rows\": [\n    {\"a\": 1, \"b\": 2},\n    {}\n"
+		     "  ],\n  \"total\": {\"a\": 1}\n}\n", text);
+	free(text);
+}
+
+TEST_HARNESS_MAIN
