@@ -137,7 +137,7 @@ static const char *const zone_reclaim_names[] = {
 	"reclaim", "write", "swap",	/* bits 0, 1, 2 */
 };
 
-int parse_zone_reclaim(const char *text, unsigned int *bits)
+static int parse_zone_reclaim(const char *text, unsigned int *bits)
 {
 	char *copy, *word, *save = NULL;
 	int ret = 0;
@@ -169,6 +169,15 @@ int parse_zone_reclaim(const char *text, unsigned int *bits)
 	}
 	free(copy);
 	return ret;
+}
+
+int check_zone_reclaim(const struct command *cmd, const char *text,
+		       unsigned int *bits)
+{
+	if (!parse_zone_reclaim(text, bits))
+		return -1;
+	return usage_error(cmd, "invalid zone reclaim mode '%s' (0-7, none, or a comma list of reclaim,write,swap)",
+			   text);
 }
 
 void format_zone_reclaim(char *buf, size_t len, unsigned int bits)

@@ -292,10 +292,9 @@ static int do_load(const struct command *cmd, int argc, char *argv[])
 				return ret;
 			break;
 		case 'z':
-			if (parse_zone_reclaim(optarg, &zone_reclaim))
-				return usage_error(cmd,
-						   "invalid zone reclaim mode '%s' (" ZONE_RECLAIM_SYNTAX ")",
-						   optarg);
+			ret = check_zone_reclaim(cmd, optarg, &zone_reclaim);
+			if (ret >= 0)
+				return ret;
 			set_zone_reclaim = true;
 			break;
 		case 's':

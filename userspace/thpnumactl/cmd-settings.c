@@ -63,13 +63,11 @@ static int do_setting(const struct command *cmd, int argc, char *argv[])
 		wanted = argv[optind];
 		if (s->choices) {
 			ret = check_choice(cmd, s, wanted);
-			if (ret >= 0)
-				return ret;
-		} else if (parse_zone_reclaim(wanted, &bits)) {
-			return usage_error(cmd,
-					   "invalid zone reclaim mode '%s' (" ZONE_RECLAIM_SYNTAX ")",
-					   wanted);
+		} else {
+			ret = check_zone_reclaim(cmd, wanted, &bits);
 		}
+		if (ret >= 0)
+			return ret;
 	}
 	ret = ensure_debugfs();
 	if (ret)

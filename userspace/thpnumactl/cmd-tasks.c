@@ -171,10 +171,9 @@ static int parse_override_options(const struct command *cmd, int argc,
 			o->policy = optarg;
 			break;
 		case 'z':
-			if (parse_zone_reclaim(optarg, &bits))
-				return usage_error(cmd,
-						   "invalid zone reclaim mode '%s' (" ZONE_RECLAIM_SYNTAX ")",
-						   optarg);
+			ret = check_zone_reclaim(cmd, optarg, &bits);
+			if (ret >= 0)
+				return ret;
 			o->zone_reclaim = (int)bits;
 			break;
 		case 'h':

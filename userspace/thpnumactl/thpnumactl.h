@@ -78,9 +78,12 @@ int check_choice(const struct command *cmd, const struct thpnuma_setting *s,
 /* The same for a policy name. */
 int check_policy(const struct command *cmd, const char *name);
 
-#define ZONE_RECLAIM_SYNTAX "0-7, none, or a comma list of reclaim,write,swap"
-/* "0"-"7", "none", or a comma list of reclaim,write,swap. */
-int parse_zone_reclaim(const char *text, unsigned int *bits);
+/*
+ * "0"-"7", "none", or a comma list of reclaim,write,swap into @bits:
+ * -1 to go on, else a usage error's exit status.
+ */
+int check_zone_reclaim(const struct command *cmd, const char *text,
+		       unsigned int *bits);
 /* "5 (reclaim,swap)" */
 void format_zone_reclaim(char *buf, size_t len, unsigned int bits);
 
