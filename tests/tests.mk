@@ -1,7 +1,6 @@
 # Test targets; included by the top-level Makefile.
 .SECONDARY:
 
-GUEST_BIN := $(BUILD)/guest-bin
 # tests/guest holds the tests; lib/ the code and shell helpers they share;
 # helpers/ programs the tests run. The guest sees them all flat in /tests,
 # with the harness self-tests (tests/vm/selftest) and tests/tools.
@@ -10,15 +9,13 @@ GUEST_C := $(wildcard $(GUEST)/*.c $(GUEST)/helpers/*.c)
 GUEST_SH := $(wildcard $(GUEST)/*.sh $(GUEST)/lib/*.sh $(TOP)/tests/vm/selftest/*.sh \
 	$(TOP)/tests/tools/*.sh)
 STATIC_CFLAGS := $(CFLAGS) $(WARN) -Wno-clobbered -static -I$(TOP)/tests/include -I$(TOP)/module \
-	-I$(TOP)/userspace/workloads -I$(TOP)/userspace/lib -I$(GUEST)/lib
-# Linked into every guest program: the shared test code, the workloads'
-# node and memory helpers, and the userspace library (USERSPACE_LIB_SRCS,
-# from userspace/lib/lib.mk: the stats parser and module/policy.c, where
-# the counter names are). $(sort) keeps policy.c once.
-GUEST_LIBS = $(sort $(GUEST)/lib/test_util.c $(TOP)/module/policy.c \
-	$(TOP)/userspace/workloads/wl.c $(USERSPACE_LIB_SRCS))
-GUEST_HDRS := $(wildcard $(TOP)/tests/include/*.h $(GUEST)/lib/*.h $(TOP)/module/*.h \
-	$(TOP)/userspace/lib/*.h) $(TOP)/userspace/workloads/wl.h
+	-I$(USERSPACE_LIB) -I$(GUEST)/lib
+# Linked into every guest program: the shared test code and the userspace
+# library (USERSPACE_LIB_SRCS from userspace/lib/lib.mk: nodes, memory,
+# the stats parser, and module/policy.c, where the counter names are).
+GUEST_LIBS = $(GUEST)/lib/test_util.c $(USERSPACE_LIB_SRCS)
+GUEST_HDRS = $(wildcard $(TOP)/tests/include/*.h $(GUEST)/lib/*.h $(TOP)/module/*.h) \
+	$(USERSPACE_LIB_HDRS)
 
 .PHONY: deps guest-bin initramfs check-host check-dkms check-vm check-stress demo
 
@@ -33,7 +30,7 @@ $(GUEST_BIN)/%: $(GUEST)/helpers/%.c $(GUEST_LIBS) $(GUEST_HDRS)
 	@mkdir -p $(GUEST_BIN)
 	$(CC) $(STATIC_CFLAGS) -o $@ $< $(GUEST_LIBS) -lpthread
 
-guest-bin: $(addprefix $(GUEST_BIN)/,$(basename $(notdir $(GUEST_C)))) static-userspace
+guest-bin: $(addprefix $(GUEST_BIN)/,$(basename $(notdir $(GUEST_C)))) guest-thpnumactl
 	@mkdir -p $(GUEST_BIN)
 	cp $(GUEST_SH) $(GUEST_BIN)/
 

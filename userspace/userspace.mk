@@ -1,5 +1,5 @@
 # Userspace targets; included by the top-level Makefile.
-.PHONY: guest-thpnumactl static-userspace install-userspace
+.PHONY: guest-thpnumactl install-userspace
 
 include $(TOP)/userspace/lib/lib.mk
 include $(TOP)/userspace/thpnumactl/sources.mk
@@ -23,9 +23,6 @@ $(THPNUMACTL): $(THPNUMACTL_SRCS) $(THPNUMACTL_HDRS) $(USERSPACE_LIB_SRCS) \
 guest-thpnumactl: $(THPNUMACTL)
 	@mkdir -p $(GUEST_BIN)
 	cp $(THPNUMACTL) $(GUEST_BIN)/thpnumactl
-
-# old name, tests/tests.mk still uses it
-static-userspace: guest-thpnumactl
 
 install-userspace: $(THPNUMACTL)
 	install -D -m 0755 $(THPNUMACTL) $(DESTDIR)$(PREFIX)/sbin/thpnumactl

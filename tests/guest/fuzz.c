@@ -215,7 +215,7 @@ static size_t read_state(char *buf, size_t size)
 
 static void fault_thps(void)
 {
-	char *p = wl_map(4 * MiB, MADV_HUGEPAGE);
+	char *p = map_hpage_aligned(4 * MiB, MADV_HUGEPAGE);
 
 	touch_region(p, 4 * MiB);
 	munmap(p, 4 * MiB);
@@ -438,7 +438,7 @@ int main(void)
 {
 	long inputs = env_long("FUZZ_INPUTS", 500);
 	struct thp_knobs knobs;
-	struct wl_vmstat vm;
+	struct vmstat vm;
 	char line[512];
 	const char *splat;
 	bool splats_known;
@@ -458,7 +458,7 @@ int main(void)
 	if (ret)
 		ksft_exit_fail();
 	fault_thps();
-	wl_vmstat_read(&vm);
+	vmstat_read(&vm);
 	ksft_test_result(vm.v[VM_THP_FAULT_ALLOC] > 0, "THP faults happen, so counters are non-zero\n");
 
 	for (size_t f = 0; f < NR_FILES; f++) {

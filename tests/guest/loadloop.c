@@ -32,9 +32,9 @@ static pid_t start_faulter(int node, int *count_fd)
 		unsigned long rounds = 0;
 
 		close(pipefd[0]);
-		wl_pin_to_node(node);
+		pin_to_node(node);
 		for (;;) {
-			char *p = wl_map(FAULT_REGION, MADV_HUGEPAGE);
+			char *p = map_hpage_aligned(FAULT_REGION, MADV_HUGEPAGE);
 
 			touch_region(p, FAULT_REGION);
 			munmap(p, FAULT_REGION);
@@ -63,11 +63,11 @@ FIXTURE_SETUP(loadloop)
 	if (module_loaded())
 		module_unload();
 	/* Pressure on node 1, where the faulter runs. */
-	self->hog = start_hog(1, wl_node_wmark_kb(1, "low") + 4 * 1024);
+	self->hog = start_hog(1, node_watermark_kb(1, "low") + 4 * 1024);
 	ASSERT_LT(0, self->hog);
 	self->faulter = start_faulter(1, &self->count_fd);
 	ASSERT_LT(0, self->faulter);
-	wl_pin_to_node(0);
+	pin_to_node(0);
 }
 
 FIXTURE_TEARDOWN(loadloop)

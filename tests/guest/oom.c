@@ -26,10 +26,10 @@ static pid_t start_oom_hog(int node)
 	if (pid)
 		return pid;
 	set_oom_score_adj("1000");
-	wl_pin_to_node(node);
+	pin_to_node(node);
 	/* MAP_NORESERVE mappings: the touches, not mmap(), run out of memory. */
 	for (unsigned long i = 0;; i++)
-		touch_region(wl_map(CHUNK, i % 2 ? MADV_HUGEPAGE : MADV_NOHUGEPAGE), CHUNK);
+		touch_region(map_hpage_aligned(CHUNK, i % 2 ? MADV_HUGEPAGE : MADV_NOHUGEPAGE), CHUNK);
 }
 
 struct oom_outcome {
@@ -46,7 +46,7 @@ static void exhaust(struct oom_outcome *o)
 	int left;
 
 	memset(o, 0, sizeof(*o));
-	o->hogs = wl_nr_nodes();
+	o->hogs = nr_nodes();
 	for (int n = 0; n < o->hogs; n++)
 		hogs[n] = start_oom_hog(n);
 	left = o->hogs;

@@ -14,26 +14,26 @@ struct measurement {
 	int nodes;
 	long thp_before[MAX_NODES], thp_after[MAX_NODES];
 	long alloc, fallback, pswpout, compact_stall;	/* vmstat deltas */
-	struct wl_vmstat vm0;
+	struct vmstat vm0;
 	struct thpnuma_stats s0, s1;
 };
 
 static void measure_begin(struct measurement *m)
 {
-	m->nodes = wl_nr_nodes();
+	m->nodes = nr_nodes();
 	node_thps(m->thp_before, m->nodes);
 	read_stats(&m->s0);
-	wl_vmstat_read(&m->vm0);
+	vmstat_read(&m->vm0);
 }
 
 static void measure_end(struct measurement *m)
 {
-	struct wl_vmstat vm1, d;
+	struct vmstat vm1, d;
 
 	node_thps(m->thp_after, m->nodes);
 	read_stats(&m->s1);
-	wl_vmstat_read(&vm1);
-	wl_vmstat_delta(&d, &m->vm0, &vm1);
+	vmstat_read(&vm1);
+	vmstat_delta(&d, &m->vm0, &vm1);
 	m->alloc = d.v[VM_THP_FAULT_ALLOC];
 	m->fallback = d.v[VM_THP_FAULT_FALLBACK];
 	m->pswpout = d.v[VM_PSWPOUT];
@@ -71,7 +71,7 @@ static unsigned long long delta_sum(const struct measurement *m, int c)
 /* Fault @size bytes on node 0's CPU; keep the region mapped while measuring. */
 static void fault_region(struct measurement *m, size_t size, int advice)
 {
-	char *p = wl_map(size, advice);
+	char *p = map_hpage_aligned(size, advice);
 
 	measure_begin(m);
 	touch_region(p, size);
@@ -170,13 +170,13 @@ FIXTURE_SETUP(storm)
 		SKIP(return, "no swap device: the storm needs zram swap");
 	thp_knobs_quiet("madvise", "madvise");
 	ASSERT_EQ(0, module_load(variant->params));
-	wl_pin_to_node(0);
+	pin_to_node(0);
 	drop_caches();
 	self->hog = start_storm_hog();
 	ASSERT_LT(0, self->hog);
 	TH_LOG("node0 MemFree after hog: %ld kB (watermarks min %ld low %ld high %ld kB)",
-	       wl_node_meminfo_kb(0, "MemFree"), wl_node_wmark_kb(0, "min"),
-	       wl_node_wmark_kb(0, "low"), wl_node_wmark_kb(0, "high"));
+	       node_meminfo_kb(0, "MemFree"), node_watermark_kb(0, "min"),
+	       node_watermark_kb(0, "low"), node_watermark_kb(0, "high"));
 }
 
 FIXTURE_TEARDOWN(storm)
@@ -240,7 +240,7 @@ FIXTURE_SETUP(free_node)
 	thp_knobs_save(&self->knobs);
 	thp_knobs_quiet("madvise", "madvise");
 	ASSERT_EQ(0, module_load(variant->params));
-	wl_pin_to_node(0);
+	pin_to_node(0);
 	drop_caches();
 }
 

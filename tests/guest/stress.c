@@ -30,7 +30,7 @@ static void *faulter(void *arg)
 {
 	long id = (long)arg;
 
-	wl_pin_to_node(id % wl_nr_nodes());
+	pin_to_node(id % nr_nodes());
 	while (!atomic_load(&stop)) {
 		char *thp, *base;
 
@@ -41,10 +41,10 @@ static void *faulter(void *arg)
 			atomic_fetch_sub(&paused, 1);
 			continue;
 		}
-		thp = wl_map(THP_REGION, MADV_HUGEPAGE);
+		thp = map_hpage_aligned(THP_REGION, MADV_HUGEPAGE);
 		touch_region(thp, THP_REGION);
 		munmap(thp, THP_REGION);
-		base = wl_map(BASE_REGION, MADV_NOHUGEPAGE);
+		base = map_hpage_aligned(BASE_REGION, MADV_NOHUGEPAGE);
 		touch_region(base, BASE_REGION);
 		munmap(base, BASE_REGION);
 		atomic_fetch_add(&rounds[id], 1);
@@ -138,7 +138,7 @@ struct fault_counts {
 static int fault_counts(struct fault_counts *fc)
 {
 	struct thpnuma_stats s = { 0 };
-	struct wl_vmstat vm;
+	struct vmstat vm;
 
 	if (read_stats(&s))
 		return -1;
@@ -151,7 +151,7 @@ static int fault_counts(struct fault_counts *fc)
 		fc->mod_passthrough += c[THPNUMA_PASSTHROUGH];
 	}
 	stats_free(&s);
-	wl_vmstat_read(&vm);
+	vmstat_read(&vm);
 	fc->k_alloc = vm.v[VM_THP_FAULT_ALLOC];
 	fc->k_fallback = vm.v[VM_THP_FAULT_FALLBACK];
 	return 0;
@@ -246,7 +246,7 @@ int main(void)
 	ksft_set_plan(12);
 	prng_seed_from_env("STRESS_SEED");
 	ksft_print_msg("%ld changes, %ld load/unload cycles, %d faulter threads, %d nodes, %ld cpus\n",
-		 changes, cycles, NR_FAULTERS, wl_nr_nodes(), sysconf(_SC_NPROCESSORS_ONLN));
+		 changes, cycles, NR_FAULTERS, nr_nodes(), sysconf(_SC_NPROCESSORS_ONLN));
 	thp_knobs_save(&knobs);
 	thp_knobs_quiet("madvise", "madvise");
 	/*

@@ -180,7 +180,7 @@ static void reap(pid_t pid)
 
 static void fault_and_unmap(size_t size)
 {
-	char *p = wl_map(size, MADV_HUGEPAGE);
+	char *p = map_hpage_aligned(size, MADV_HUGEPAGE);
 
 	touch_region(p, size);
 	munmap(p, size);
@@ -221,7 +221,7 @@ FIXTURE_SETUP(tasks)
 		  sizeof(self->pid_max));
 	thp_knobs_quiet("madvise", "madvise");
 	ASSERT_EQ(0, module_load("policy=kernel"));
-	wl_pin_to_node(0);
+	pin_to_node(0);
 	drop_caches();
 }
 
@@ -527,7 +527,7 @@ static pid_t start_faulter(int go_fd, int result_fd)
 
 	if (pid == 0) {
 		struct pair_result r = { 0 };
-		char *p = wl_map(STORM_REGION, MADV_HUGEPAGE);
+		char *p = map_hpage_aligned(STORM_REGION, MADV_HUGEPAGE);
 		char c;
 
 		if (read(go_fd, &c, 1) != 1)
@@ -555,7 +555,7 @@ FIXTURE_SETUP(storm)
 		SKIP(return, "no swap device: the storm needs zram swap");
 	thp_knobs_quiet("madvise", "madvise");
 	ASSERT_EQ(0, module_load("policy=kernel"));
-	wl_pin_to_node(0);
+	pin_to_node(0);
 	drop_caches();
 	self->hog = start_storm_hog();
 	ASSERT_LT(0, self->hog);
@@ -577,7 +577,7 @@ TEST_F_TIMEOUT(storm, two_processes_two_policies, 600)
 	int go[2], res[2][2], status;
 	pid_t pid[2];
 	long remote = 0, pswpout;
-	struct wl_vmstat vm0, vm1;
+	struct vmstat vm0, vm1;
 
 	ASSERT_EQ(0, pipe(go));
 	for (int i = 0; i < 2; i++) {
@@ -588,7 +588,7 @@ TEST_F_TIMEOUT(storm, two_processes_two_policies, 600)
 	ASSERT_EQ(0, set_override(pid[0], "strict-local"));
 	ASSERT_EQ(0, set_override(pid[1], "local-then-remote 0"));
 	ASSERT_EQ(0, read_policies(&a));
-	wl_vmstat_read(&vm0);
+	vmstat_read(&vm0);
 	ASSERT_EQ(2, write(go[1], "gg", 2));
 
 	ASSERT_EQ((ssize_t)sizeof(strict),
@@ -599,7 +599,7 @@ TEST_F_TIMEOUT(storm, two_processes_two_policies, 600)
 		ASSERT_EQ(pid[i], waitpid(pid[i], &status, 0));
 		EXPECT_EQ(0, status);
 	}
-	wl_vmstat_read(&vm1);
+	vmstat_read(&vm1);
 	pswpout = vm1.v[VM_PSWPOUT] - vm0.v[VM_PSWPOUT];
 	ASSERT_EQ(0, read_policies(&b));
 

@@ -10,27 +10,27 @@
 int main(void)
 {
 	long before[MAX_NODES], after[MAX_NODES];
-	int nodes = wl_nr_nodes();
-	struct wl_vmstat vm0, vm1, d;
+	int nodes = nr_nodes();
+	struct vmstat vm0, vm1, d;
 	pid_t hog;
 	char *p;
 
-	wl_pin_to_node(0);
+	pin_to_node(0);
 	drop_caches();
 	hog = start_storm_hog();
 	if (hog < 0) {
 		fprintf(stderr, "thp-demo: setup failed\n");
 		return 1;
 	}
-	p = wl_map(REGION, MADV_HUGEPAGE);
+	p = map_hpage_aligned(REGION, MADV_HUGEPAGE);
 	printf("  node 0 filled by a hog: %ld MiB free; faulting %lu MiB from node 0\n",
-	       wl_node_meminfo_kb(0, "MemFree") / 1024, REGION / MiB);
+	       node_meminfo_kb(0, "MemFree") / 1024, REGION / MiB);
 	node_thps(before, nodes);
-	wl_vmstat_read(&vm0);
+	vmstat_read(&vm0);
 	touch_region(p, REGION);
 	node_thps(after, nodes);
-	wl_vmstat_read(&vm1);
-	wl_vmstat_delta(&d, &vm0, &vm1);
+	vmstat_read(&vm1);
+	vmstat_delta(&d, &vm0, &vm1);
 
 	printf("  huge pages placed:");
 	for (int n = 0; n < nodes; n++)

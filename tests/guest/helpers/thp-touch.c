@@ -7,8 +7,8 @@ int main(int argc, char **argv)
 	size_t size = (argc > 1 ? strtoul(argv[1], NULL, 0) : 32) * MiB;
 	char *p;
 
-	wl_pin_to_node(0);
-	p = wl_map(size, MADV_HUGEPAGE);
+	pin_to_node(0);
+	p = map_hpage_aligned(size, MADV_HUGEPAGE);
 	touch_region(p, size);
 	printf("faulted %zu MiB\n", size / MiB);
 	return 0;

@@ -61,7 +61,7 @@ long vmstat_value(const char *name)
 void node_thps(long *thps, int nodes)
 {
 	for (int n = 0; n < nodes; n++)
-		thps[n] = wl_node_meminfo_kb(n, "AnonHugePages") / 2048;
+		thps[n] = node_meminfo_kb(n, "AnonHugePages") / 2048;
 }
 
 int read_stats(struct thpnuma_stats *st)
@@ -130,7 +130,7 @@ long set_mempolicy_nodes(int mode, unsigned long mask)
 
 void touch_region(char *p, size_t size)
 {
-	for (size_t off = 0; off < size; off += WL_PAGE)
+	for (size_t off = 0; off < size; off += BASE_PAGE_SIZE)
 		p[off] = 1;
 }
 
@@ -149,7 +149,7 @@ pid_t start_hog(int node, long free_kb)
 		close(pipefd[0]);
 		if (set_mempolicy_nodes(MPOL_BIND, 1UL << node))
 			_exit(1);
-		while (wl_node_meminfo_kb(node, "MemFree") > free_kb + 4096) {
+		while (node_meminfo_kb(node, "MemFree") > free_kb + 4096) {
 			char *p = mmap(NULL, chunk, PROT_READ | PROT_WRITE,
 				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
@@ -179,7 +179,7 @@ pid_t start_hog(int node, long free_kb)
  */
 pid_t start_storm_hog(void)
 {
-	return start_hog(0, wl_node_wmark_kb(0, "low") + 4 * 1024);
+	return start_hog(0, node_watermark_kb(0, "low") + 4 * 1024);
 }
 
 void stop_hog(pid_t pid)
@@ -200,8 +200,8 @@ bool swap_active(void)
 
 void thp_knobs_save(struct thp_knobs *k)
 {
-	wl_thp_setting("enabled", k->enabled, sizeof(k->enabled));
-	wl_thp_setting("defrag", k->defrag, sizeof(k->defrag));
+	thp_setting("enabled", k->enabled, sizeof(k->enabled));
+	thp_setting("defrag", k->defrag, sizeof(k->defrag));
 	read_file(THP_SYSFS "/khugepaged/scan_sleep_millisecs", k->scan_sleep,
 		  sizeof(k->scan_sleep));
 	read_file("/proc/sys/vm/compaction_proactiveness", k->proactiveness,

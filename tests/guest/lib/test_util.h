@@ -3,8 +3,8 @@
  * Helpers shared by the in-guest C tests (test_util.c, linked into every
  * guest program): files, counters, the module, memory, cgroups, a seeded
  * PRNG. Nodes, pinning, aligned mappings, THP knobs and vmstat come from
- * the workloads' library (wl.h), which exits on errors; the stats file is
- * parsed by name with userspace/lib/stats.c.
+ * the userspace library (nodes.h, memory.h), which exits on errors; the
+ * stats file is parsed by name with its stats.c.
  */
 #ifndef THPNUMA_TEST_UTIL_H
 #define THPNUMA_TEST_UTIL_H
@@ -29,14 +29,12 @@
 
 #include "counters.h"
 #include "stats.h"
-#include "wl.h"
+#include "memory.h"
+#include "nodes.h"
 
 #define THPNUMA_DEBUGFS	"/sys/kernel/debug/thpnuma"
 #define THPNUMA_KO	"/lib/thpnuma.ko"
 #define THP_SYSFS	"/sys/kernel/mm/transparent_hugepage"
-#define MAX_NODES	WL_MAX_NODES
-#define HPAGE_SIZE	WL_HPAGE
-#define MiB		WL_MiB
 
 /* Whole-file I/O; 0 / bytes read, or -errno. */
 int write_file(const char *path, const char *s);
@@ -44,7 +42,7 @@ int read_file(const char *path, char *buf, size_t size);
 /* The bracketed choice of a THP-style file, e.g. "always [madvise] never". */
 int read_choice(const char *path, char *out, size_t size);
 
-/* A /proc/vmstat counter wl_vmstat_read() does not keep (oom_kill); -1 if absent. */
+/* A /proc/vmstat counter vmstat_read() does not keep (oom_kill); -1 if absent. */
 long vmstat_value(const char *name);
 /* THPs (AnonHugePages / 2 MiB) on each of @nodes nodes. */
 void node_thps(long *thps, int nodes);
