@@ -302,6 +302,13 @@ TEST_F_TIMEOUT(free_node, cpuset_without_local_node_is_passthrough, 120)
 	if (!cpuset_available())
 		SKIP(return, "no cgroup-v2 cpuset controller");
 	ASSERT_EQ(0, cpuset_enter("thpnuma-node1", "1"));
+	/*
+	 * Joining a cpuset sets the task's affinity to the cpuset's CPUs (all
+	 * of them here: 6.1's cpuset_attach_task()), so a busy host could
+	 * move it to node 1, where node 1 is local. Pin again: the test is about a task
+	 * on node 0 whose cpuset excludes node 0.
+	 */
+	pin_to_node(0);
 	fault_region(&m, SMALL_REGION, MADV_HUGEPAGE);
 	cpuset_leave("thpnuma-node1");
 	expect_passthrough(_metadata, &m, 0, want);
