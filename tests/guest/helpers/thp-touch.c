@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Fault N MiB of MADV_HUGEPAGE memory on node 0's CPU: a THP workload for shell tests. */
+/*
+ * Fault N MiB of MADV_HUGEPAGE memory on node 0's CPU: a THP workload for
+ * shell tests. With "read-first", each huge page is read before it is
+ * written: the read maps the huge zero page, the write replaces it.
+ */
 #include "test_util.h"
 
 int main(int argc, char **argv)
@@ -9,6 +13,15 @@ int main(int argc, char **argv)
 
 	pin_to_node(0);
 	p = map_hpage_aligned(size, MADV_HUGEPAGE);
+	if (argc > 2 && !strcmp(argv[2], "read-first")) {
+		size_t off;
+		unsigned long sum = 0;
+
+		for (off = 0; off < size; off += 2 * MiB)
+			sum += *(volatile char *)(p + off);
+		if (sum)
+			fprintf(stderr, "fresh memory reads non-zero\n");
+	}
 	touch_region(p, size);
 	printf("faulted %zu MiB\n", size / MiB);
 	return 0;
