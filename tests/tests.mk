@@ -17,7 +17,7 @@ GUEST_LIBS = $(GUEST)/lib/test_util.c $(USERSPACE_LIB_SRCS)
 GUEST_HDRS = $(wildcard $(TOP)/tests/include/*.h $(GUEST)/lib/*.h $(TOP)/module/*.h) \
 	$(USERSPACE_LIB_HDRS)
 
-.PHONY: deps guest-bin initramfs check-host check-dkms check-vm check-stress demo
+.PHONY: deps guest-bin initramfs check-host check-dkms check-dkms-new check-vm check-vm-new check-stress demo
 
 deps:
 	$(TOP)/tests/install-deps.sh
@@ -81,6 +81,10 @@ check-host:
 
 check-dkms:
 	$(TOP)/tests/dkms/check-dkms.sh $(SUPPORTED_KERNELS)
+
+# The DKMS build for NEW_KERNELS, with the trixie chroot's dkms and gcc-14.
+check-dkms-new:
+	$(TOP)/tests/vm/chroot-dkms.sh $(NEW_KERNELS)
 
 demo: deps
 	$(MAKE) -f $(TOP)/Makefile initramfs-$(firstword $(SUPPORTED_KERNELS))

@@ -1,7 +1,7 @@
 #!/bin/sh
-# A trixie chroot (gcc-14) with the headers of the given kernels, for the
-# kernels whose headers pin a compiler this machine lacks (7.x needs
-# gcc-14). Made once with debootstrap and cached in .cache/chroots/trixie;
+# A trixie chroot (gcc-14, dkms) with the headers of the given kernels,
+# for the kernels whose headers pin a compiler this machine lacks (7.x
+# needs gcc-14). Made once with debootstrap and cached in .cache/chroots/trixie;
 # a kernel's headers are installed on first use. Inside the chroot, apt
 # reads only the private configuration in /var/lib/thpnuma-apt.
 # usage: mkchroot.sh KVER...      prints the chroot's path
@@ -40,6 +40,13 @@ capt() {
 }
 
 updated=false
+# dkms for tests/vm/chroot-dkms.sh; a chroot cached before it gets it here.
+if [ ! -x "$root/usr/sbin/dkms" ]; then
+	capt update >&2
+	updated=true
+	echo "mkchroot: installing dkms" >&2
+	capt install -y --no-install-recommends dkms >&2
+fi
 for kver in "$@"; do
 	[ -f "$root/usr/src/linux-headers-$kver/Makefile" ] && continue
 	if ! $updated; then
