@@ -20,7 +20,21 @@
  * *_noprof; the caller's alloc_hooks() has already set the tag, so the
  * replacement calls the _noprof variants and keeps the caller's attribution.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#define THPNUMA_HOOKED_SYMBOL		"vma_alloc_folio_noprof"
+/*
+ * 6.13 removed the unused "hugepage" argument (6359c39c9de6). The
+ * replacements keep the 5-argument prototype; the fifth is never read.
+ */
+static inline struct folio *
+thpnuma_kernel_vma_alloc_folio(gfp_t gfp, int order, struct vm_area_struct *vma,
+			       unsigned long addr, bool hugepage)
+{
+	return vma_alloc_folio_noprof(gfp, order, vma, addr);
+}
+#define thpnuma_folio_alloc		__folio_alloc_noprof
+#define thpnuma_hugepage_arg_matters	false
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
 #define THPNUMA_HOOKED_SYMBOL		"vma_alloc_folio_noprof"
 #define thpnuma_kernel_vma_alloc_folio	vma_alloc_folio_noprof
 #define thpnuma_folio_alloc		__folio_alloc_noprof
@@ -33,7 +47,28 @@
 #define thpnuma_hugepage_arg_matters	true
 #endif
 
+/*
+ * The function whose calls to the hooked one are THP faults. Since 6.13
+ * (ebcfc63d6bca) the PMD folio comes from vma_alloc_anon_folio_pmd(), which
+ * serves the anonymous fault and the huge zero page's write fault
+ * (1ced09e0331f); before, do_huge_pmd_anonymous_page() called it itself.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#define THPNUMA_THP_FAULT_SYMBOL	"vma_alloc_anon_folio_pmd"
+#else
 #define THPNUMA_THP_FAULT_SYMBOL	"do_huge_pmd_anonymous_page"
+#endif
+
+/*
+ * sched_process_exit gained "bool group_dead" in 6.16 (3e816361e94a); a
+ * probe must have the tracepoint's prototype (kCFI checks it).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+#define THPNUMA_EXIT_PROBE_ARGS(task) \
+	struct task_struct *task, bool group_dead
+#else
+#define THPNUMA_EXIT_PROBE_ARGS(task)	struct task_struct *task
+#endif
 
 /*
  * The registers ftrace saved for the callback. Without SAVE_REGS (a
@@ -74,5 +109,7 @@ static __always_inline void thpnuma_set_arg2(struct pt_regs *regs,
 
 int thpnuma_lookup_function(const char *name, unsigned long *start,
 			    unsigned long *size);
+bool thpnuma_calls_directly(unsigned long caller, unsigned long size,
+			    unsigned long callee);
 
 #endif /* THPNUMA_COMPAT_H */

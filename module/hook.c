@@ -14,6 +14,7 @@
 #include <linux/mm.h>
 #include <linux/compaction.h>
 #include <linux/mmzone.h>
+#include <linux/moduleparam.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/timekeeping.h>
@@ -43,6 +44,12 @@ static DEFINE_PER_CPU_ALIGNED(struct thpnuma_slots, thpnuma_slots);
 static DEFINE_PER_CPU(long, thpnuma_inflight);
 
 static unsigned long thp_fault_start, thp_fault_size;
+
+/* Lets the VM tests name a caller that differs, to see the load refuse. */
+static char *test_thp_fault_caller;
+module_param(test_thp_fault_caller, charp, 0);
+MODULE_PARM_DESC(test_thp_fault_caller,
+		 "For tests only: filter on this function instead of the kernel's THP fault path");
 
 static struct thpnuma_slot *slot_enter(void)
 {
@@ -398,13 +405,16 @@ static long inflight_sum(void)
 
 int thpnuma_hooks_install(void)
 {
+	const char *caller = test_thp_fault_caller ?: THPNUMA_THP_FAULT_SYMBOL;
 	struct thpnuma_hook *hook;
 	int i, err;
 
-	err = thpnuma_lookup_function(THPNUMA_THP_FAULT_SYMBOL,
-				      &thp_fault_start, &thp_fault_size);
-	if (err)
-		return err;
+	err = thpnuma_lookup_function(caller, &thp_fault_start, &thp_fault_size);
+	if (err) {
+		pr_err("THP fault path differs: no function %s on this kernel\n",
+		       caller);
+		return -ENOENT;
+	}
 
 	for (i = 0; i < ARRAY_SIZE(thpnuma_hooks); i++) {
 		hook = &thpnuma_hooks[i];
@@ -419,6 +429,19 @@ int thpnuma_hooks_install(void)
 			       hook->name, err);
 			goto rollback;
 		}
+	}
+	/*
+	 * A hook that never sees a THP fault must not load: a kernel whose
+	 * fault path moved the call (6.13 did) would otherwise get a module
+	 * that silently counts nothing.
+	 */
+	hook = &thpnuma_hooks[HOOK_ALLOC];
+	if (!thpnuma_calls_directly(thp_fault_start, thp_fault_size,
+				    hook->start)) {
+		pr_err("THP fault path differs: %s does not call %s, so the hook would never see a THP fault\n",
+		       caller, hook->name);
+		err = -EINVAL;
+		goto rollback;
 	}
 	err = register_ftrace_function(&thpnuma_ops);
 	if (err) {

@@ -22,6 +22,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/tracepoint.h>
+#include "compat.h"
 #include "thpnuma.h"
 
 #define MAX_TASKS_LIMIT		65536
@@ -254,7 +255,7 @@ static void notrace probe_fork(void *data, struct task_struct *parent,
 }
 
 /* The override goes with the group's last thread. */
-static void notrace probe_exit(void *data, struct task_struct *task)
+static void notrace probe_exit(void *data, THPNUMA_EXIT_PROBE_ARGS(task))
 {
 	struct task_override *o;
 

@@ -17,7 +17,7 @@ GUEST_LIBS = $(GUEST)/lib/test_util.c $(USERSPACE_LIB_SRCS)
 GUEST_HDRS = $(wildcard $(TOP)/tests/include/*.h $(GUEST)/lib/*.h $(TOP)/module/*.h) \
 	$(USERSPACE_LIB_HDRS)
 
-.PHONY: deps guest-bin initramfs check-host check-dkms check-vm check-stress demo
+.PHONY: deps guest-bin initramfs check-host check-dkms check-dkms-new check-vm check-vm-new check-stress demo
 
 deps:
 	$(TOP)/tests/install-deps.sh
@@ -42,7 +42,7 @@ TEST_MODULES := warn_on_load ipmodify_owner
 $(BUILD)/%/lib/test-modules.stamp: $(wildcard $(TOP)/tests/modules/*)
 	rm -rf $(BUILD)/$*/testmod && mkdir -p $(BUILD)/$*/testmod $(BUILD)/$*/lib
 	cp $(TOP)/tests/modules/* $(BUILD)/$*/testmod/
-	$(MAKE) -C /usr/src/linux-headers-$* M=$(abspath $(BUILD)/$*/testmod) modules
+	$(if $(filter $*,$(NEW_KERNELS)),$(TOP)/tests/vm/chroot-kbuild.sh,$(MAKE)) -C /usr/src/linux-headers-$* M=$(abspath $(BUILD)/$*/testmod) modules
 	cp $(addprefix $(BUILD)/$*/testmod/,$(addsuffix .ko,$(TEST_MODULES))) $(BUILD)/$*/lib/
 	touch $@
 
@@ -55,13 +55,20 @@ $(BUILD)/%/conformance/selftests/LIST: $(TOP)/tests/conformance/build.sh
 	$(TOP)/tests/conformance/build.sh $* $(BUILD)/$*/conformance
 
 # The initramfs is rebuilt every time: it is cheap and its inputs are many.
-initramfs-%: .cache/kernels/%/boot/vmlinuz-% $(BUILD)/%/lib/thpnuma.ko $(BUILD)/%/lib/test-modules.stamp guest-bin $(BUILD)/%/conformance/selftests/LIST
+# NEW_KERNELS boot without the conformance selftests (not built for them yet).
+.SECONDEXPANSION:
+initramfs-%: .cache/kernels/%/boot/vmlinuz-% $(BUILD)/%/lib/thpnuma.ko $(BUILD)/%/lib/test-modules.stamp guest-bin $$(if $$(filter $$*,$(NEW_KERNELS)),,$(BUILD)/$$*/conformance/selftests/LIST)
 	$(TOP)/tests/vm/mkinitramfs.sh $* $(BUILD)/$*/lib $(GUEST_BIN) $(BUILD)/$*/initramfs.cpio
 
 initramfs: $(addprefix initramfs-,$(SUPPORTED_KERNELS))
 
 check-vm: initramfs
 	python3 $(TOP)/tests/vm/harness.py --self-test --kernels $(SUPPORTED_KERNELS)
+
+# The core tests on the kernels not yet in `make check` (kernels.mk).
+check-vm-new: deps $(addprefix initramfs-,$(NEW_KERNELS))
+	python3 $(TOP)/tests/vm/harness.py --manifest $(TOP)/tests/guest/MANIFEST.new \
+		--logs $(BUILD)/vm-logs-new --kernels $(NEW_KERNELS)
 
 # Long forms of the safety tests (tests/guest/MANIFEST.stress).
 check-stress: deps
@@ -74,6 +81,10 @@ check-host:
 
 check-dkms:
 	$(TOP)/tests/dkms/check-dkms.sh $(SUPPORTED_KERNELS)
+
+# The DKMS build for NEW_KERNELS, with the trixie chroot's dkms and gcc-14.
+check-dkms-new:
+	$(TOP)/tests/vm/chroot-dkms.sh $(NEW_KERNELS)
 
 demo: deps
 	$(MAKE) -f $(TOP)/Makefile initramfs-$(firstword $(SUPPORTED_KERNELS))

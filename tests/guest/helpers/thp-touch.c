@@ -1,15 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Fault N MiB of MADV_HUGEPAGE memory on node 0's CPU: a THP workload for shell tests. */
+/*
+ * Fault N MiB of MADV_HUGEPAGE memory on node 0's CPU: a THP workload for
+ * shell tests. With "read-first", each huge page is read before it is
+ * written: the read maps the huge zero page, the write replaces it. With
+ * "read-only", it is only read.
+ */
 #include "test_util.h"
 
 int main(int argc, char **argv)
 {
 	size_t size = (argc > 1 ? strtoul(argv[1], NULL, 0) : 32) * MiB;
+	const char *mode = argc > 2 ? argv[2] : "";
 	char *p;
 
 	pin_to_node(0);
 	p = map_hpage_aligned(size, MADV_HUGEPAGE);
-	touch_region(p, size);
+	if (!strcmp(mode, "read-first") || !strcmp(mode, "read-only")) {
+		size_t off;
+		unsigned long sum = 0;
+
+		for (off = 0; off < size; off += 2 * MiB)
+			sum += p[off];
+		if (sum)
+			fprintf(stderr, "fresh memory reads non-zero\n");
+	}
+	if (strcmp(mode, "read-only"))
+		touch_region(p, size);
 	printf("faulted %zu MiB\n", size / MiB);
 	return 0;
 }

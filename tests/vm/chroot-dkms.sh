@@ -1,0 +1,18 @@
+#!/bin/sh
+# The DKMS build test (tests/dkms/check-dkms.sh) for NEW_KERNELS, run with
+# trixie's dkms and gcc-14 inside the chroot of tests/vm/mkchroot.sh, on a
+# copy of the tree. /proc is mounted only while it runs.
+# usage: chroot-dkms.sh KVER...
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+root=$("$top/tests/vm/mkchroot.sh" "$@")
+exec 9> "$root/.build.lock"
+flock 9
+work=/build/dkms-src
+rm -rf "$root$work" && mkdir -p "$root$work/tests"
+cp -r "$top/Kbuild" "$top/Makefile" "$top/version.mk" "$top/kernels.mk" \
+	"$top/dkms.conf" "$top/module" "$root$work/"
+cp -r "$top/tests/dkms" "$root$work/tests/"
+mount -t proc proc "$root/proc"
+trap 'umount "$root/proc"; rm -rf "$root$work"' EXIT
+chroot "$root" "$work/tests/dkms/check-dkms.sh" "$@"
