@@ -126,7 +126,12 @@ def qemu_command(kver, topo, initrd, console_log, results_log, node_mb):
            "-smp", "%d,sockets=%d,cores=1,threads=1" % (nodes, nodes),
            "-nodefaults", "-display", "none", "-no-reboot",
            "-kernel", vmlinuz(kver), "-initrd", initrd,
+           # The stall detectors measure host time: a TCG guest whose
+           # thread the host starves for 20 s sees an RCU stall or a soft
+           # lockup that no guest code caused. Longer limits keep real
+           # lockups (they never end) and drop the host's pauses.
            "-append", "console=ttyS0 quiet panic=-1 numa_balancing=disable "
+                      "rcupdate.rcu_cpu_stall_timeout=60 watchdog_thresh=30 "
                       "rdinit=/init",
            "-serial", "file:" + console_log, "-serial", "file:" + results_log]
     for n in range(nodes):
