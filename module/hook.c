@@ -390,8 +390,75 @@ static void notrace thpnuma_ftrace_callback(unsigned long ip,
  */
 static struct ftrace_ops thpnuma_ops = {
 	.func	= thpnuma_ftrace_callback,
+	/*
+	 * PERMANENT, as livepatch does: kernel.ftrace_enabled=0 would NOP our
+	 * call sites and leave a loaded module that applies no policy. With
+	 * it the load fails while ftrace is off, and the sysctl refuses to
+	 * turn ftrace off while we are loaded.
+	 */
+	.flags	= FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_PERMANENT,
+};
+
+static void notrace thpnuma_probe_callback(unsigned long ip,
+					   unsigned long parent_ip,
+					   struct ftrace_ops *op,
+					   struct ftrace_regs *fregs)
+{
+}
+
+static struct ftrace_ops thpnuma_probe_ops = {
+	.func	= thpnuma_probe_callback,
 	.flags	= FTRACE_OPS_FL_IPMODIFY,
 };
+
+/*
+ * register_ftrace_function() says only -EBUSY, both for an IPMODIFY
+ * conflict and for a PERMANENT ops while ftrace is off. To name the
+ * cause, register an empty IPMODIFY ops on each hooked function alone:
+ * it is not PERMANENT, so only a conflict refuses it. Load error path
+ * only: each try costs a grace period.
+ */
+static const char *ipmodify_conflict(void)
+{
+	struct ftrace_ops *probe = &thpnuma_probe_ops;
+	const char *name, *conflict = NULL;
+	int i, err;
+
+	for (i = 0; i < ARRAY_SIZE(thpnuma_hooks) && !conflict; i++) {
+		name = thpnuma_hooks[i].name;
+		/*
+		 * Reset replaces the previous filter. ftrace_free_filter()
+		 * leaves the freed hash in the ops, so it runs once, last.
+		 */
+		err = ftrace_set_filter(probe, (unsigned char *)name,
+					strlen(name), 1);
+		if (!err) {
+			err = register_ftrace_function(probe);
+			if (!err)
+				unregister_ftrace_function(probe);
+		}
+		if (err == -EBUSY)
+			conflict = name;
+	}
+	ftrace_free_filter(probe);
+	return conflict;
+}
+
+static void report_register_error(int err)
+{
+	const char *conflict;
+
+	if (err != -EBUSY) {
+		pr_err("cannot register the ftrace hook: %d\n", err);
+		return;
+	}
+	conflict = ipmodify_conflict();
+	if (conflict)
+		pr_err("cannot hook %s: another ftrace user with IPMODIFY (a livepatch?) owns it\n",
+		       conflict);
+	else
+		pr_err("cannot hook: ftrace is disabled (sysctl kernel.ftrace_enabled=0); set kernel.ftrace_enabled=1 and load again\n");
+}
 
 static long inflight_sum(void)
 {
@@ -445,11 +512,7 @@ int thpnuma_hooks_install(void)
 	}
 	err = register_ftrace_function(&thpnuma_ops);
 	if (err) {
-		if (err == -EBUSY)
-			pr_err("cannot hook %s: another ftrace user with IPMODIFY (a livepatch?) owns it\n",
-			       THPNUMA_HOOKED_SYMBOL);
-		else
-			pr_err("cannot register the ftrace hook: %d\n", err);
+		report_register_error(err);
 		goto rollback;
 	}
 	return 0;
