@@ -527,8 +527,19 @@ void thpnuma_hooks_remove(void)
 {
 	int err = unregister_ftrace_function(&thpnuma_ops);
 
-	if (err)
-		pr_err("cannot unregister the ftrace hook: %d\n", err);
+	/*
+	 * Only a broken ftrace (ftrace_kill() after an ftrace bug) refuses:
+	 * the call sites still jump to our callback, and the module loader
+	 * frees our text as soon as we return, whatever the refcount. So
+	 * never return: a stuck rmmod (or failed insmod) beats an oops on
+	 * the next page fault. TASK_IDLE keeps the hung-task detector quiet.
+	 */
+	if (err) {
+		pr_crit("cannot unregister the ftrace hook (%d): ftrace still calls into thpnuma, so its code must stay; this rmmod/insmod will never return, reboot to remove thpnuma\n",
+			err);
+		for (;;)
+			schedule_timeout_idle(MAX_SCHEDULE_TIMEOUT);
+	}
 	ftrace_free_filter(&thpnuma_ops);
 
 	/*
