@@ -621,14 +621,20 @@ static int shrink_node_pre(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
-#define THPNUMA_KRETPROBE_MAXACTIVE	64
+/*
+ * A task holds a kretprobe instance for its whole compaction or reclaim
+ * call, which can sleep for seconds; with none left the kernel counts a
+ * miss and our counters lose the event. Size the pools like the kernel's
+ * default (2 per possible CPU), and never below a floor that covers many
+ * more tasks in reclaim than a small machine has CPUs.
+ */
+#define THPNUMA_KRETPROBE_MIN_MAXACTIVE	256
 
 static struct kretprobe compact_probe = {
 	.kp.symbol_name	= "compact_zone_order",
 	.entry_handler	= compact_entry,
 	.handler	= compact_return,
 	.data_size	= sizeof(struct compact_probe_data),
-	.maxactive	= THPNUMA_KRETPROBE_MAXACTIVE,
 };
 
 static struct kretprobe reclaim_probe = {
@@ -636,7 +642,6 @@ static struct kretprobe reclaim_probe = {
 	.entry_handler	= reclaim_entry,
 	.handler	= reclaim_return,
 	.data_size	= sizeof(struct reclaim_probe_data),
-	.maxactive	= THPNUMA_KRETPROBE_MAXACTIVE,
 };
 
 static struct kprobe shrink_node_probe = {
@@ -644,10 +649,24 @@ static struct kprobe shrink_node_probe = {
 	.pre_handler	= shrink_node_pre,
 };
 
+/* Events the probes missed since load: our counters lack that many. */
+unsigned long thpnuma_probe_missed(void)
+{
+	return (unsigned long)READ_ONCE(compact_probe.nmissed) +
+	       READ_ONCE(reclaim_probe.nmissed) +
+	       READ_ONCE(compact_probe.kp.nmissed) +
+	       READ_ONCE(reclaim_probe.kp.nmissed) +
+	       READ_ONCE(shrink_node_probe.nmissed);
+}
+
 int thpnuma_probes_install(void)
 {
+	int maxactive = max_t(int, 2 * num_possible_cpus(),
+			      THPNUMA_KRETPROBE_MIN_MAXACTIVE);
 	int err;
 
+	compact_probe.maxactive = maxactive;
+	reclaim_probe.maxactive = maxactive;
 	err = register_kretprobe(&compact_probe);
 	if (err) {
 		pr_err("cannot probe %s: %d\n", compact_probe.kp.symbol_name, err);
