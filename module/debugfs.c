@@ -198,8 +198,9 @@ DEFINE_SHOW_ATTRIBUTE(stats);
 
 static int version_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "version %s\nkernel %s\nhooked_symbol %s\n",
-		   THPNUMA_VERSION, UTS_RELEASE, THPNUMA_HOOKED_SYMBOL);
+	seq_printf(m, "version %s\nkernel %s\nhooked_symbol %s\nprobe_missed %lu\n",
+		   THPNUMA_VERSION, UTS_RELEASE, THPNUMA_HOOKED_SYMBOL,
+		   thpnuma_probe_missed());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(version);

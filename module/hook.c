@@ -390,8 +390,75 @@ static void notrace thpnuma_ftrace_callback(unsigned long ip,
  */
 static struct ftrace_ops thpnuma_ops = {
 	.func	= thpnuma_ftrace_callback,
+	/*
+	 * PERMANENT, as livepatch does: kernel.ftrace_enabled=0 would NOP our
+	 * call sites and leave a loaded module that applies no policy. With
+	 * it the load fails while ftrace is off, and the sysctl refuses to
+	 * turn ftrace off while we are loaded.
+	 */
+	.flags	= FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_PERMANENT,
+};
+
+static void notrace thpnuma_probe_callback(unsigned long ip,
+					   unsigned long parent_ip,
+					   struct ftrace_ops *op,
+					   struct ftrace_regs *fregs)
+{
+}
+
+static struct ftrace_ops thpnuma_probe_ops = {
+	.func	= thpnuma_probe_callback,
 	.flags	= FTRACE_OPS_FL_IPMODIFY,
 };
+
+/*
+ * register_ftrace_function() says only -EBUSY, both for an IPMODIFY
+ * conflict and for a PERMANENT ops while ftrace is off. To name the
+ * cause, register an empty IPMODIFY ops on each hooked function alone:
+ * it is not PERMANENT, so only a conflict refuses it. Load error path
+ * only: each try costs a grace period.
+ */
+static const char *ipmodify_conflict(void)
+{
+	struct ftrace_ops *probe = &thpnuma_probe_ops;
+	const char *name, *conflict = NULL;
+	int i, err;
+
+	for (i = 0; i < ARRAY_SIZE(thpnuma_hooks) && !conflict; i++) {
+		name = thpnuma_hooks[i].name;
+		/*
+		 * Reset replaces the previous filter. ftrace_free_filter()
+		 * leaves the freed hash in the ops, so it runs once, last.
+		 */
+		err = ftrace_set_filter(probe, (unsigned char *)name,
+					strlen(name), 1);
+		if (!err) {
+			err = register_ftrace_function(probe);
+			if (!err)
+				unregister_ftrace_function(probe);
+		}
+		if (err == -EBUSY)
+			conflict = name;
+	}
+	ftrace_free_filter(probe);
+	return conflict;
+}
+
+static void report_register_error(int err)
+{
+	const char *conflict;
+
+	if (err != -EBUSY) {
+		pr_err("cannot register the ftrace hook: %d\n", err);
+		return;
+	}
+	conflict = ipmodify_conflict();
+	if (conflict)
+		pr_err("cannot hook %s: another ftrace user with IPMODIFY (a livepatch?) owns it\n",
+		       conflict);
+	else
+		pr_err("cannot hook: ftrace is disabled (sysctl kernel.ftrace_enabled=0); set kernel.ftrace_enabled=1 and load again\n");
+}
 
 static long inflight_sum(void)
 {
@@ -445,11 +512,7 @@ int thpnuma_hooks_install(void)
 	}
 	err = register_ftrace_function(&thpnuma_ops);
 	if (err) {
-		if (err == -EBUSY)
-			pr_err("cannot hook %s: another ftrace user with IPMODIFY (a livepatch?) owns it\n",
-			       THPNUMA_HOOKED_SYMBOL);
-		else
-			pr_err("cannot register the ftrace hook: %d\n", err);
+		report_register_error(err);
 		goto rollback;
 	}
 	return 0;
@@ -464,8 +527,19 @@ void thpnuma_hooks_remove(void)
 {
 	int err = unregister_ftrace_function(&thpnuma_ops);
 
-	if (err)
-		pr_err("cannot unregister the ftrace hook: %d\n", err);
+	/*
+	 * Only a broken ftrace (ftrace_kill() after an ftrace bug) refuses:
+	 * the call sites still jump to our callback, and the module loader
+	 * frees our text as soon as we return, whatever the refcount. So
+	 * never return: a stuck rmmod (or failed insmod) beats an oops on
+	 * the next page fault. TASK_IDLE keeps the hung-task detector quiet.
+	 */
+	if (err) {
+		pr_crit("cannot unregister the ftrace hook (%d): ftrace still calls into thpnuma, so its code must stay; this rmmod/insmod will never return, reboot to remove thpnuma\n",
+			err);
+		for (;;)
+			schedule_timeout_idle(MAX_SCHEDULE_TIMEOUT);
+	}
 	ftrace_free_filter(&thpnuma_ops);
 
 	/*
@@ -547,14 +621,20 @@ static int shrink_node_pre(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
-#define THPNUMA_KRETPROBE_MAXACTIVE	64
+/*
+ * A task holds a kretprobe instance for its whole compaction or reclaim
+ * call, which can sleep for seconds; with none left the kernel counts a
+ * miss and our counters lose the event. Size the pools like the kernel's
+ * default (2 per possible CPU), and never below a floor that covers many
+ * more tasks in reclaim than a small machine has CPUs.
+ */
+#define THPNUMA_KRETPROBE_MIN_MAXACTIVE	256
 
 static struct kretprobe compact_probe = {
 	.kp.symbol_name	= "compact_zone_order",
 	.entry_handler	= compact_entry,
 	.handler	= compact_return,
 	.data_size	= sizeof(struct compact_probe_data),
-	.maxactive	= THPNUMA_KRETPROBE_MAXACTIVE,
 };
 
 static struct kretprobe reclaim_probe = {
@@ -562,7 +642,6 @@ static struct kretprobe reclaim_probe = {
 	.entry_handler	= reclaim_entry,
 	.handler	= reclaim_return,
 	.data_size	= sizeof(struct reclaim_probe_data),
-	.maxactive	= THPNUMA_KRETPROBE_MAXACTIVE,
 };
 
 static struct kprobe shrink_node_probe = {
@@ -570,10 +649,24 @@ static struct kprobe shrink_node_probe = {
 	.pre_handler	= shrink_node_pre,
 };
 
+/* Events the probes missed since load: our counters lack that many. */
+unsigned long thpnuma_probe_missed(void)
+{
+	return (unsigned long)READ_ONCE(compact_probe.nmissed) +
+	       READ_ONCE(reclaim_probe.nmissed) +
+	       READ_ONCE(compact_probe.kp.nmissed) +
+	       READ_ONCE(reclaim_probe.kp.nmissed) +
+	       READ_ONCE(shrink_node_probe.nmissed);
+}
+
 int thpnuma_probes_install(void)
 {
+	int maxactive = max_t(int, 2 * num_possible_cpus(),
+			      THPNUMA_KRETPROBE_MIN_MAXACTIVE);
 	int err;
 
+	compact_probe.maxactive = maxactive;
+	reclaim_probe.maxactive = maxactive;
 	err = register_kretprobe(&compact_probe);
 	if (err) {
 		pr_err("cannot probe %s: %d\n", compact_probe.kp.symbol_name, err);

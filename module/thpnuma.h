@@ -60,6 +60,7 @@ int thpnuma_hooks_install(void);
 void thpnuma_hooks_remove(void);
 int thpnuma_probes_install(void);
 void thpnuma_probes_remove(void);
+unsigned long thpnuma_probe_missed(void);
 
 int thpnuma_debugfs_init(void);
 void thpnuma_debugfs_exit(void);

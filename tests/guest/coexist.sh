@@ -6,7 +6,7 @@
 . /tests/lib.sh
 . /tests/coexist-lib.sh
 echo always > /sys/kernel/mm/transparent_hugepage/enabled
-tap_plan 82
+tap_plan 91
 
 kprobe_add() { echo "p:thpnuma_test/probe $SYM" >> $T/kprobe_events && echo 1 > $T/events/thpnuma_test/probe/enable; }
 kprobe_del() { echo 0 > $T/events/thpnuma_test/probe/enable; echo "-:thpnuma_test/probe" >> $T/kprobe_events; }
@@ -105,9 +105,23 @@ if load_or_refused "ipmodify first"; then
 	thpnuma_unload
 else
 	check "ipmodify first: the reason names IPMODIFY" sh -c 'dmesg | grep -q "thpnuma: cannot hook .*IPMODIFY"'
+	check "ipmodify first: the reason names $SYM" sh -c "dmesg | grep -q 'thpnuma: cannot hook $SYM: '"
 fi
 unloaded_clean "ipmodify first, refused" owner-present
 check "ipmodify first: owner unloads" rmmod ipmodify_owner
+
+# 8. The IPMODIFY user owns try_to_free_pages: the reason names that one.
+check "ipmodify reclaim: owner of try_to_free_pages loads" insmod /lib/ipmodify_owner.ko sym=try_to_free_pages
+if load_or_refused "ipmodify reclaim"; then
+	not_ok "ipmodify reclaim: thpnuma must refuse"
+	thpnuma_unload
+else
+	_why=$(dmesg | grep 'thpnuma: cannot hook' | head -n 1)
+	check "ipmodify reclaim: the reason names try_to_free_pages (${_why:-none})" \
+		sh -c "dmesg | grep -q 'thpnuma: cannot hook try_to_free_pages: .*IPMODIFY'"
+fi
+unloaded_clean "ipmodify reclaim, refused" owner-present
+check "ipmodify reclaim: owner unloads" rmmod ipmodify_owner
 check "thpnuma loads once everyone is gone" thpnuma_load
 faults_counted "alone"
 check "thpnuma unloads at the end" thpnuma_unload

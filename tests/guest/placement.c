@@ -112,6 +112,8 @@ static void expect_exact(struct __test_metadata *_metadata,
 	 * deferred attempts where compact_zone_order() never ran.
 	 */
 	EXPECT_TRUE(delta_sum(m, THPNUMA_COMPACT_STALL) == 0 || m->compact_stall > 0);
+	/* No probe ran out of instances: the counts above are complete. */
+	EXPECT_EQ(0, read_probe_missed());
 }
 
 enum expectation {

@@ -11,7 +11,7 @@ KO=/lib/thpnuma.ko
 out=/tmp/thpnumactl.out
 err=/tmp/thpnumactl.err
 
-tap_plan 50
+tap_plan 51
 
 run() { "$T" "$@" > $out 2> $err; rc=$?; }
 
@@ -97,6 +97,7 @@ expect "load when loaded: already loaded" 1 "thpnuma is already loaded" \
 expect "status: loaded" 0 "loaded (live)" status
 expect "status: built for the running kernel" 0 "$(uname -r)" status
 expect "status: hooked symbol" 0 "hooked symbol:" status
+expect "status: probe missed" 0 "probe missed:" status
 
 # ---- settings: set, then read back both ways ---------------------------------
 expect "policy local-then-remote" 0 local-then-remote policy local-then-remote

@@ -4,12 +4,13 @@
 . /tests/lib.sh
 . /tests/coexist-lib.sh
 echo always > /sys/kernel/mm/transparent_hugepage/enabled
-tap_plan 36
+tap_plan 39
 for p in kernel strict-local local-then-remote; do
 	check "$p: loads" thpnuma_load policy=$p zone_reclaim=7
 	check "$p: $SYM hooked with IPMODIFY" sh -c "hooked_line() { grep \"^\$1 \" $T/enabled_functions; }; hooked_line $SYM | grep -q ' I '"
 	check "$p: its kprobes registered ($(kprobes_of_thpnuma))" test "$(kprobes_of_thpnuma)" = 3
 	faults_counted "$p"
+	check "$p: no probe event missed ($(grep probe_missed $D/version))" grep -qx "probe_missed 0" $D/version
 	check "$p: unloads" thpnuma_unload
 	unloaded_clean "$p, after rmmod"
 done

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Test module: a second IPMODIFY ftrace user (as a livepatch would be) on
- * the function thpnuma hooks, so thpnuma's load must fail cleanly.
+ * a function thpnuma hooks, so thpnuma's load must fail cleanly. sym=
+ * picks which one (default: the THP allocation function).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ftrace.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/string.h>
 #include <linux/version.h>
 
@@ -15,6 +17,10 @@
 #else
 #define HOOKED "vma_alloc_folio"
 #endif
+
+static char *sym = HOOKED;
+module_param(sym, charp, 0444);
+MODULE_PARM_DESC(sym, "The function to own (default " HOOKED ")");
 
 static void notrace ipmodify_owner_func(unsigned long ip, unsigned long parent_ip,
 					struct ftrace_ops *op,
@@ -30,8 +36,8 @@ static struct ftrace_ops ipmodify_owner_ops = {
 
 static int __init ipmodify_owner_init(void)
 {
-	int err = ftrace_set_filter(&ipmodify_owner_ops, (unsigned char *)HOOKED,
-				    strlen(HOOKED), 0);
+	int err = ftrace_set_filter(&ipmodify_owner_ops, (unsigned char *)sym,
+				    strlen(sym), 0);
 
 	if (!err)
 		err = register_ftrace_function(&ipmodify_owner_ops);

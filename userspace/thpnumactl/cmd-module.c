@@ -112,6 +112,9 @@ static void print_module_status(void)
 			print_field("built for:", value);
 		} else if (!strcmp(key, "hooked_symbol")) {
 			print_field("hooked symbol:", value);
+		} else if (!strcmp(key, "probe_missed")) {
+			/* Above 0, the compaction and reclaim counts are short. */
+			print_field("probe missed:", value);
 		}
 	}
 	free(text);

@@ -42,6 +42,22 @@ int read_choice(const char *path, char *out, size_t size)
 	return bracketed_choice(buf, out, size) ? -1 : 0;
 }
 
+long read_probe_missed(void)
+{
+	char buf[1024], *line;
+	long n;
+
+	if (read_file(THPNUMA_DEBUGFS "/version", buf, sizeof(buf)) < 0)
+		return -1;
+	for (line = buf; line; line = strchr(line, '\n')) {
+		if (*line == '\n')
+			line++;
+		if (sscanf(line, "probe_missed %ld", &n) == 1)
+			return n;
+	}
+	return -1;
+}
+
 long vmstat_value(const char *name)
 {
 	char line[256];

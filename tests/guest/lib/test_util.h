@@ -58,6 +58,8 @@ uint64_t stat_delta(const struct thpnuma_stats *a, const struct thpnuma_stats *b
 		    int node, int c);
 
 /* The module: finit_module/delete_module; 0 or -errno. */
+/* The version file's probe_missed count; -1 if there is no such line. */
+long read_probe_missed(void);
 int module_load(const char *params);
 int module_unload(void);
 int module_loaded(void);

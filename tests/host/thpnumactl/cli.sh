@@ -57,7 +57,7 @@ make_tree() {
 	printf '412 thp\\040touch strict-local -\n77 db local-then-remote 3\n' \
 		> "$dbg/tasks"
 	cp "$FIXTURES/policies.txt" "$dbg/policies"
-	printf 'version 0.1.0\nkernel 6.1.0-57-amd64\nhooked_symbol vma_alloc_folio\n' \
+	printf 'version 0.1.0\nkernel 6.1.0-57-amd64\nhooked_symbol vma_alloc_folio\nprobe_missed 0\n' \
 		> "$dbg/version"
 	echo live > "$sys/module/thpnuma/initstate"
 	echo strict-local > "$sys/module/thpnuma/parameters/policy"
@@ -237,6 +237,7 @@ if [ "$rc" -eq 0 ] &&
    grep -q "^version: *0.1.0" "$work/out" &&
    grep -q "^built for: *6.1.0-57-amd64" "$work/out" &&
    grep -q "^hooked symbol: *vma_alloc_folio" "$work/out" &&
+   grep -q "^probe missed: *0$" "$work/out" &&
    grep -q "^policy: *strict-local" "$work/out" &&
    grep -q "^zone_reclaim: *3 (reclaim,write)" "$work/out" &&
    grep -q "^scope: *all" "$work/out" &&
