@@ -9,7 +9,10 @@
 #include <linux/delay.h>
 #include <linux/ftrace.h>
 #include <linux/huge_mm.h>
+#include <linux/hash.h>
 #include <linux/kprobes.h>
+#include <linux/list_bl.h>
+#include <linux/log2.h>
 #include <linux/mempolicy.h>
 #include <linux/mm.h>
 #include <linux/compaction.h>
@@ -17,29 +20,36 @@
 #include <linux/moduleparam.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include "compat.h"
 #include "thpnuma.h"
 
 /*
- * Tasks inside a hooked allocation, so the reclaim hook and the probes can
- * tell our allocations from everyone else's. Each CPU has its own slots:
- * entering writes only this CPU's cache line.
+ * Hooked allocations in flight, so the reclaim hook and the probes can tell
+ * ours from everyone else's. Each lives on its allocating task's stack for
+ * exactly as long as the allocation, published in a hash keyed by the task:
+ * no capacity to run out of, and a lookup that reads one bucket head when
+ * no hooked allocation of a task hashing there is in flight. Only the owner
+ * ever adds, finds or removes its own entry; the bucket lock keeps the
+ * others' entries (on other stacks) stable while a chain is walked.
  */
-#define THPNUMA_SLOTS_PER_CPU	8
 #define NO_LOCAL_ATTEMPT	(-1)
 
-struct thpnuma_slot {
+struct inflight_alloc {
+	struct hlist_bl_node hash;
 	struct task_struct *task;
+	int node;		/* the faulting CPU's node */
 	int local_effort;	/* zone_reclaim during the local attempt */
 	int reclaim_node;	/* first node direct reclaim scanned */
 };
 
-struct thpnuma_slots {
-	struct thpnuma_slot slot[THPNUMA_SLOTS_PER_CPU];
-};
+/* Enough buckets that a chain stays short with every CPU faulting. */
+#define INFLIGHT_MIN_BUCKETS	1024
 
-static DEFINE_PER_CPU_ALIGNED(struct thpnuma_slots, thpnuma_slots);
+static struct hlist_bl_head *inflight_buckets;
+static unsigned int inflight_bits;
+
 /* Tasks inside a replacement function; the sum over CPUs is exact. */
 static DEFINE_PER_CPU(long, thpnuma_inflight);
 
@@ -51,45 +61,66 @@ module_param(test_thp_fault_caller, charp, 0);
 MODULE_PARM_DESC(test_thp_fault_caller,
 		 "For tests only: filter on this function instead of the kernel's THP fault path");
 
-static struct thpnuma_slot *slot_enter(void)
+static struct hlist_bl_head *inflight_bucket(struct task_struct *task)
 {
-	struct thpnuma_slots *s = get_cpu_ptr(&thpnuma_slots);
-	struct thpnuma_slot *found = NULL;
-	int i;
+	return &inflight_buckets[hash_ptr(task, inflight_bits)];
+}
 
-	/* Only this CPU claims its slots, and it does so with preemption off. */
-	for (i = 0; i < THPNUMA_SLOTS_PER_CPU; i++) {
-		if (!READ_ONCE(s->slot[i].task)) {
-			found = &s->slot[i];
-			found->local_effort = NO_LOCAL_ATTEMPT;
-			found->reclaim_node = NUMA_NO_NODE;
-			WRITE_ONCE(found->task, current);
+static void inflight_enter(struct inflight_alloc *alloc, int node)
+{
+	struct hlist_bl_head *head = inflight_bucket(current);
+
+	alloc->task = current;
+	alloc->node = node;
+	alloc->local_effort = NO_LOCAL_ATTEMPT;
+	alloc->reclaim_node = NUMA_NO_NODE;
+	hlist_bl_lock(head);
+	hlist_bl_add_head(&alloc->hash, head);
+	hlist_bl_unlock(head);
+}
+
+static void inflight_exit(struct inflight_alloc *alloc)
+{
+	struct hlist_bl_head *head = inflight_bucket(alloc->task);
+
+	hlist_bl_lock(head);
+	hlist_bl_del(&alloc->hash);
+	hlist_bl_unlock(head);
+}
+
+/* Compaction and reclaim: the current task's hooked allocation, if any. */
+static struct inflight_alloc *inflight_find(void)
+{
+	struct hlist_bl_head *head = inflight_bucket(current);
+	struct inflight_alloc *alloc, *found = NULL;
+	struct hlist_bl_node *pos;
+
+	/*
+	 * Lockless: an entry of ours was added by this task, so it is
+	 * visible here; anyone else's is not what we look for.
+	 */
+	if (hlist_bl_empty(head))
+		return NULL;
+	hlist_bl_lock(head);
+	hlist_bl_for_each_entry(alloc, pos, head, hash) {
+		if (alloc->task == current) {
+			found = alloc;
 			break;
 		}
 	}
-	put_cpu_ptr(&thpnuma_slots);
+	hlist_bl_unlock(head);
 	return found;
 }
 
-static void slot_exit(struct thpnuma_slot *slot)
+static int inflight_init(void)
 {
-	if (slot)
-		WRITE_ONCE(slot->task, NULL);
-}
+	unsigned int nr = max_t(unsigned int, 4 * num_possible_cpus(),
+				INFLIGHT_MIN_BUCKETS);
 
-/* Slow paths only: compaction, reclaim. */
-static struct thpnuma_slot *slot_find(struct task_struct *task)
-{
-	int cpu, i;
-
-	for_each_possible_cpu(cpu) {
-		struct thpnuma_slots *s = per_cpu_ptr(&thpnuma_slots, cpu);
-
-		for (i = 0; i < THPNUMA_SLOTS_PER_CPU; i++)
-			if (READ_ONCE(s->slot[i].task) == task)
-				return &s->slot[i];
-	}
-	return NULL;
+	inflight_bits = order_base_2(nr);
+	inflight_buckets = kvcalloc(1u << inflight_bits,
+				    sizeof(*inflight_buckets), GFP_KERNEL);
+	return inflight_buckets ? 0 : -ENOMEM;
 }
 
 static struct folio *alloc_strict_local(gfp_t gfp, int order, int local)
@@ -99,7 +130,7 @@ static struct folio *alloc_strict_local(gfp_t gfp, int order, int local)
 
 static struct folio *alloc_local_then_remote(gfp_t gfp, int order, int local,
 					     unsigned int zone_reclaim,
-					     struct thpnuma_slot *slot)
+					     struct inflight_alloc *inflight)
 {
 	struct thpnuma_local_effort effort = thpnuma_local_effort(zone_reclaim);
 	gfp_t local_gfp = gfp | __GFP_THISNODE;
@@ -116,16 +147,11 @@ static struct folio *alloc_local_then_remote(gfp_t gfp, int order, int local,
 		local_gfp |= __GFP_NORETRY;
 	if (!effort.wake_kswapd)
 		local_gfp &= ~__GFP_KSWAPD_RECLAIM;
-	/* Without a slot the reclaim hook cannot restrain us: skip reclaim. */
-	if (!slot)
-		local_gfp &= ~__GFP_DIRECT_RECLAIM;
 
 	if (node_isset(local, cpuset_current_mems_allowed)) {
-		if (slot)
-			WRITE_ONCE(slot->local_effort, zone_reclaim);
+		inflight->local_effort = zone_reclaim;
 		folio = thpnuma_folio_alloc(local_gfp, order, local, NULL);
-		if (slot)
-			WRITE_ONCE(slot->local_effort, NO_LOCAL_ATTEMPT);
+		inflight->local_effort = NO_LOCAL_ATTEMPT;
 		if (folio)
 			return folio;
 	}
@@ -169,13 +195,13 @@ static struct folio *hooked_alloc(gfp_t gfp, u32 decided,
 	unsigned int policy = action_policy(action);
 	const int order = HPAGE_PMD_ORDER;
 	int local = numa_node_id();
-	struct thpnuma_slot *slot;
+	struct inflight_alloc inflight;
 	struct folio *folio;
 	u64 start;
 	int nid;
 
 	this_cpu_inc(thpnuma_inflight);
-	slot = slot_enter();
+	inflight_enter(&inflight, local);
 	start = ktime_get_ns();
 
 	switch (action) {
@@ -184,7 +210,7 @@ static struct folio *hooked_alloc(gfp_t gfp, u32 decided,
 		break;
 	case THPNUMA_ACT_LOCAL_THEN_REMOTE:
 		folio = alloc_local_then_remote(gfp, order, local,
-						cfg.zone_reclaim, slot);
+						cfg.zone_reclaim, &inflight);
 		break;
 	default:
 		/* Our caller is not the THP fault path: the hook lets it by. */
@@ -210,7 +236,7 @@ static struct folio *hooked_alloc(gfp_t gfp, u32 decided,
 			thpnuma_count_policy(policy, THPNUMA_PC_THP_REMOTE);
 		}
 	}
-	slot_exit(slot);
+	inflight_exit(&inflight);
 	this_cpu_dec(thpnuma_inflight);
 	return folio;
 }
@@ -321,14 +347,14 @@ static void notrace thpnuma_reclaim_hook(struct pt_regs *regs,
 					 unsigned long parent_ip)
 {
 	struct thpnuma_local_effort effort;
-	struct thpnuma_slot *slot;
+	struct inflight_alloc *inflight;
 	gfp_t gfp;
 	int zone_reclaim;
 
-	slot = slot_find(current);
-	if (!slot)
+	inflight = inflight_find();
+	if (!inflight)
 		return;
-	zone_reclaim = READ_ONCE(slot->local_effort);
+	zone_reclaim = inflight->local_effort;
 	if (zone_reclaim == NO_LOCAL_ATTEMPT)
 		return;
 
@@ -564,7 +590,7 @@ static int compact_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct compact_probe_data *data = (void *)ri->data;
 	struct zone *zone = (struct zone *)thpnuma_arg(regs, 0);
 
-	if (!slot_find(current))
+	if (!inflight_find())
 		return 1;
 	data->nid = zone_to_nid(zone);
 	return 0;
@@ -584,28 +610,36 @@ static int compact_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 }
 
 struct reclaim_probe_data {
-	struct thpnuma_slot *slot;
+	struct inflight_alloc *inflight;
 };
 
 static int reclaim_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct reclaim_probe_data *data = (void *)ri->data;
 
-	data->slot = slot_find(current);
-	if (!data->slot)
+	data->inflight = inflight_find();
+	if (!data->inflight)
 		return 1;
-	WRITE_ONCE(data->slot->reclaim_node, NUMA_NO_NODE);
+	data->inflight->reclaim_node = NUMA_NO_NODE;
 	return 0;
 }
 
 static int reclaim_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct reclaim_probe_data *data = (void *)ri->data;
-	int nid = READ_ONCE(data->slot->reclaim_node);
+	int effort = data->inflight->local_effort;
+	int nid = data->inflight->reclaim_node;
 
-	/* No node scanned: reclaim was skipped, nothing to count. */
-	if (nid == NUMA_NO_NODE)
+	/* The reclaim hook sent this call to thpnuma_skip_reclaim(). */
+	if (effort != NO_LOCAL_ATTEMPT && !thpnuma_local_effort(effort).reclaim)
 		return 0;
+	/*
+	 * Every call stalls, as the kernel's allocstall counts it; one that
+	 * scanned no node (zones ready for compaction) counts on the
+	 * faulting node.
+	 */
+	if (nid == NUMA_NO_NODE)
+		nid = data->inflight->node;
 	thpnuma_count(nid, THPNUMA_RECLAIM_STALL, 1);
 	thpnuma_count(nid, THPNUMA_RECLAIM_PAGES, regs_return_value(regs));
 	return 0;
@@ -614,10 +648,10 @@ static int reclaim_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 static int shrink_node_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	pg_data_t *pgdat = (pg_data_t *)thpnuma_arg(regs, 0);
-	struct thpnuma_slot *slot = slot_find(current);
+	struct inflight_alloc *inflight = inflight_find();
 
-	if (slot && READ_ONCE(slot->reclaim_node) == NUMA_NO_NODE)
-		WRITE_ONCE(slot->reclaim_node, pgdat->node_id);
+	if (inflight && inflight->reclaim_node == NUMA_NO_NODE)
+		inflight->reclaim_node = pgdat->node_id;
 	return 0;
 }
 
@@ -665,12 +699,16 @@ int thpnuma_probes_install(void)
 			      THPNUMA_KRETPROBE_MIN_MAXACTIVE);
 	int err;
 
+	/* The probes and the hook find hooked allocations here. */
+	err = inflight_init();
+	if (err)
+		return err;
 	compact_probe.maxactive = maxactive;
 	reclaim_probe.maxactive = maxactive;
 	err = register_kretprobe(&compact_probe);
 	if (err) {
 		pr_err("cannot probe %s: %d\n", compact_probe.kp.symbol_name, err);
-		return err;
+		goto err_inflight;
 	}
 	err = register_kretprobe(&reclaim_probe);
 	if (err) {
@@ -688,6 +726,8 @@ err_reclaim:
 	unregister_kretprobe(&reclaim_probe);
 err_compact:
 	unregister_kretprobe(&compact_probe);
+err_inflight:
+	kvfree(inflight_buckets);
 	return err;
 }
 
@@ -698,4 +738,5 @@ void thpnuma_probes_remove(void)
 	unregister_kprobe(&shrink_node_probe);
 	/* One grace period for both instead of one each. */
 	unregister_kretprobes(kretprobes, ARRAY_SIZE(kretprobes));
+	kvfree(inflight_buckets);
 }
