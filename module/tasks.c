@@ -215,7 +215,11 @@ int thpnuma_tasks_write(const struct thpnuma_task_write *w)
 	return err;
 }
 
-/* A child forked while its parent has an override inherits it. */
+/*
+ * A child forked while its parent has an override inherits it, while the
+ * table has room: inheritance leaves the last quarter of max_tasks to
+ * writes, so a process that forks without end cannot lock them out.
+ */
 static void notrace probe_fork(void *data, struct task_struct *parent,
 			       struct task_struct *child)
 {
@@ -240,7 +244,17 @@ static void notrace probe_fork(void *data, struct task_struct *parent,
 	fresh = kmalloc(sizeof(*fresh), GFP_ATOMIC | __GFP_NOWARN);
 	if (fresh) {
 		spin_lock(&overrides_lock);
-		if (nr_overrides < max_tasks) {
+		/*
+		 * The child is visible by PID before this tracepoint: a
+		 * writer may have given it an override already, and that
+		 * newer, explicit choice stands.
+		 */
+		if (override_find(task_tgid(child))) {
+			spin_unlock(&overrides_lock);
+			kfree(fresh);
+			return;
+		}
+		if (nr_overrides < max_tasks - max_tasks / 4) {
 			override_add_locked(fresh, task_tgid(child), config);
 			inherited = true;
 		}
@@ -250,7 +264,8 @@ static void notrace probe_fork(void *data, struct task_struct *parent,
 		kfree(fresh);
 		pr_info_ratelimited("tasks: pid %d does not inherit pid %d's override: %s\n",
 				    task_pid_nr(child), task_tgid_nr(parent),
-				    fresh ? "table full" : "out of memory");
+				    fresh ? "table full for inheritance" :
+				    "out of memory");
 	}
 }
 
@@ -263,6 +278,12 @@ static void notrace probe_exit(void *data, THPNUMA_EXIT_PROBE_ARGS(task))
 	if (!(READ_ONCE(thpnuma_config_word) & THPNUMA_CFG_OVERRIDES))
 		return;
 	if (atomic_read(&task->signal->live))
+		return;
+	/* Most exiting groups have no override: look without the lock. */
+	rcu_read_lock();
+	o = override_find(task_tgid(task));
+	rcu_read_unlock();
+	if (!o)
 		return;
 
 	spin_lock(&overrides_lock);

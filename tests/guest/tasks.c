@@ -6,6 +6,7 @@
  */
 #include "test_util.h"
 #include <pthread.h>
+#include <stdatomic.h>
 #include "kselftest_harness.h"
 
 #define TASKS_FILE	THPNUMA_DEBUGFS "/tasks"
@@ -209,7 +210,7 @@ static void *fault_thread(void *arg)
 
 FIXTURE(tasks) {
 	struct thp_knobs knobs;
-	pid_t child[8];
+	pid_t child[16];
 	int nr_children;
 	char pid_max[32];
 };
@@ -457,6 +458,135 @@ TEST_F(tasks, full_table_refuses_with_enospc)
 	ASSERT_EQ(0, set_override(extra, "default"));
 	EXPECT_EQ(0, set_override(pid[3], "strict-local"));
 	EXPECT_EQ(4, nr_override_lines());
+}
+
+/*
+ * A process that forks without end fills the table only to three
+ * quarters: writes keep the rest.
+ */
+TEST_F(tasks, forking_leaves_room_for_writes)
+{
+	char pol[64];
+	pid_t pid;
+	int inherited = 0;
+
+	ASSERT_EQ(0, module_unload());
+	ASSERT_EQ(0, module_load("policy=kernel max_tasks=8"));
+	ASSERT_EQ(0, set_override(getpid(), "strict-local"));
+	for (int i = 0; i < 12; i++) {
+		pid = add_sleeper(self);
+		ASSERT_LT(0, pid);
+		inherited += override_of(pid, pol, sizeof(pol)) == 1;
+	}
+	/* This process's entry and 5 children's: 6 of 8. */
+	EXPECT_EQ(5, inherited);
+	EXPECT_EQ(6, nr_override_lines());
+	/* Writes for children that did not inherit still find room. */
+	ASSERT_EQ(0, set_override(getpid(), "default"));
+	EXPECT_EQ(0, set_override(self->child[10], "local-then-remote"));
+	EXPECT_EQ(0, set_override(self->child[11], "local-then-remote"));
+	EXPECT_EQ(0, set_override(getpid(), "strict-local"));
+	EXPECT_EQ(8, nr_override_lines());
+	EXPECT_EQ(-ENOSPC, set_override(self->child[9], "strict-local"));
+}
+
+struct fork_race {
+	atomic_int target;	/* the PID the parent's next fork gets */
+	atomic_int written;	/* the writer gave @target an override */
+	atomic_int stop;
+};
+
+/*
+ * A real-time thread on the parent's CPU, woken at random moments: with
+ * full preemption it preempts the parent wherever it is, also between
+ * the child becoming visible by PID and the fork tracepoint.
+ */
+static void *fork_race_writer(void *arg)
+{
+	struct sched_param rt = { .sched_priority = 1 };
+	struct fork_race *r = arg;
+	struct timespec nap;
+
+	pthread_setschedparam(pthread_self(), SCHED_FIFO, &rt);
+	while (!atomic_load(&r->stop)) {
+		nap.tv_sec = 0;
+		nap.tv_nsec = 1000 + prng_below(400000);
+		nanosleep(&nap, NULL);
+		if (!atomic_load(&r->written) &&
+		    !set_override(atomic_load(&r->target), "local-then-remote"))
+			atomic_store(&r->written, 1);
+	}
+	return NULL;
+}
+
+static pid_t next_pid(void)
+{
+	char buf[32];
+
+	if (read_file("/proc/sys/kernel/ns_last_pid", buf, sizeof(buf)) <= 0)
+		return -1;
+	return atoi(buf) + 1;
+}
+
+#define PREEMPT_FILE	"/sys/kernel/debug/sched/preempt"
+
+/*
+ * A child is visible by PID before the fork tracepoint that gives it its
+ * parent's override: a write in between must not leave two entries.
+ * Thousands of forks, each raced by a write for the child's PID.
+ */
+TEST_F_TIMEOUT(tasks, write_racing_fork_leaves_one_entry, 600)
+{
+	int rounds = env_long("FORK_RACE_ROUNDS", 3000), in_fork = 0, dup = 0;
+	struct fork_race r = { 0 };
+	char preempt[64] = "", pol[64], *mode;
+	struct policy_stats ps;
+	pthread_t writer;
+	pid_t child;
+
+	prng_seed_from_env("FORK_RACE_SEED");
+	/*
+	 * Full preemption where the kernel lets us choose (PREEMPT_DYNAMIC):
+	 * the file reads like "none (voluntary) full".
+	 */
+	if (read_file(PREEMPT_FILE, preempt, sizeof(preempt)) > 0 &&
+	    (mode = strchr(preempt, '('))) {
+		memmove(preempt, mode + 1, strlen(mode));
+		preempt[strcspn(preempt, ")")] = '\0';
+		ASSERT_EQ(0, write_file(PREEMPT_FILE, "full"));
+	} else {
+		preempt[0] = '\0';
+	}
+	ASSERT_EQ(0, set_override(getpid(), "strict-local"));
+	ASSERT_EQ(0, pthread_create(&writer, NULL, fork_race_writer, &r));
+	for (int i = 0; i < rounds; i++) {
+		atomic_store(&r.target, next_pid());
+		atomic_store(&r.written, 0);
+		child = fork();
+		if (child == 0) {
+			for (;;)
+				pause();
+		}
+		ASSERT_LT(0, child);
+		in_fork += atomic_load(&r.written);
+		/* Inherited, written, or both: one entry. */
+		if (override_of(child, pol, sizeof(pol)) != 1)
+			dup++;
+		atomic_store(&r.written, 1);
+		reap(child);
+	}
+	atomic_store(&r.stop, 1);
+	pthread_join(writer, NULL);
+	if (preempt[0])
+		write_file(PREEMPT_FILE, preempt);
+	TH_LOG("%d forks, %d with the write landing inside fork() (preempt mode was '%s')",
+	       rounds, in_fork, preempt);
+	EXPECT_EQ(0, dup);
+	/* Only this process's own entry is left, counted once. */
+	EXPECT_EQ(1, nr_override_lines());
+	ASSERT_EQ(0, read_policies(&ps));
+	EXPECT_EQ(1ULL, ps.v[POL_LOCAL_THEN_REMOTE][PC_TASKS] +
+		  ps.v[POL_STRICT_LOCAL][PC_TASKS] + ps.v[POL_KERNEL][PC_TASKS]);
 }
 
 TEST_F(tasks, malformed_writes_change_nothing)
