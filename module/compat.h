@@ -11,6 +11,13 @@
 #ifndef CONFIG_X86_64
 #error "thpnuma supports x86_64 only: the hook edits argument registers"
 #endif
+/*
+ * The fork and exit tracepoints run with preemption off, and the override
+ * table takes a spinlock and allocates there: both sleep on PREEMPT_RT.
+ */
+#ifdef CONFIG_PREEMPT_RT
+#error "thpnuma does not support PREEMPT_RT kernels (-rt flavours): its fork/exit probes lock and allocate with preemption disabled"
+#endif
 #ifndef CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS
 #error "thpnuma needs ftrace_regs with arguments (DYNAMIC_FTRACE_WITH_ARGS)"
 #endif
