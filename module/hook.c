@@ -178,23 +178,26 @@ static unsigned int action_policy(enum thpnuma_action action)
 }
 
 /*
- * The callback hands its decision to the replacement in the order argument,
- * which on this path always holds HPAGE_PMD_ORDER: the configuration it
- * decided under, plus this bit when a per-process override chose it. One
- * override lookup per fault, and the replacement carries out exactly what
- * was decided even if the configuration changes in between.
+ * The callback hands its decision to the replacement in the order argument
+ * register, which on this path always holds HPAGE_PMD_ORDER: the
+ * configuration it decided under, plus this bit when a per-process
+ * override chose it, and above them the node it decided for. One override
+ * lookup per fault, and the replacement carries out exactly what was
+ * decided even if the configuration changes, or the task moves to another
+ * node's CPU, in between.
  */
 #define DECIDED_BY_OVERRIDE	(1u << 31)
+#define DECIDED_NODE_SHIFT	32
 
-static struct folio *hooked_alloc(gfp_t gfp, u32 decided,
+static struct folio *hooked_alloc(gfp_t gfp, unsigned long decided,
 				  struct vm_area_struct *vma,
 				  unsigned long addr, bool hugepage,
 				  enum thpnuma_action action)
 {
-	struct thpnuma_config cfg = thpnuma_config_unpack(decided);
+	struct thpnuma_config cfg = thpnuma_config_unpack((u32)decided);
 	unsigned int policy = action_policy(action);
 	const int order = HPAGE_PMD_ORDER;
-	int local = numa_node_id();
+	int local = decided >> DECIDED_NODE_SHIFT;
 	struct inflight_alloc inflight;
 	struct folio *folio;
 	u64 start;
@@ -245,7 +248,7 @@ static struct folio *hooked_alloc(gfp_t gfp, u32 decided,
  * Replacements with the hooked function's register layout, one per action;
  * the second argument carries the decision in place of the order.
  */
-static struct folio *thpnuma_alloc_count_only(gfp_t gfp, u32 decided,
+static struct folio *thpnuma_alloc_count_only(gfp_t gfp, unsigned long decided,
 					      struct vm_area_struct *vma,
 					      unsigned long addr, bool hugepage)
 {
@@ -253,7 +256,7 @@ static struct folio *thpnuma_alloc_count_only(gfp_t gfp, u32 decided,
 			    THPNUMA_ACT_COUNT_ONLY);
 }
 
-static struct folio *thpnuma_alloc_strict_local(gfp_t gfp, u32 decided,
+static struct folio *thpnuma_alloc_strict_local(gfp_t gfp, unsigned long decided,
 						struct vm_area_struct *vma,
 						unsigned long addr,
 						bool hugepage)
@@ -262,7 +265,7 @@ static struct folio *thpnuma_alloc_strict_local(gfp_t gfp, u32 decided,
 			    THPNUMA_ACT_STRICT_LOCAL);
 }
 
-static struct folio *thpnuma_alloc_local_then_remote(gfp_t gfp, u32 decided,
+static struct folio *thpnuma_alloc_local_then_remote(gfp_t gfp, unsigned long decided,
 						     struct vm_area_struct *vma,
 						     unsigned long addr,
 						     bool hugepage)
@@ -302,24 +305,25 @@ static void notrace thpnuma_alloc_hook(struct pt_regs *regs,
 	unsigned int policy;
 	bool overridden;
 	u32 config;
+	int node;
 
 	/* Our own calls come from this module, so they never match here. */
 	if (parent_ip - thp_fault_start >= thp_fault_size)
 		return;
 
+	node = numa_node_id();
 	vma = (struct vm_area_struct *)thpnuma_arg(regs, 2);
 	fault.pmd_order = !thpnuma_hugepage_arg_matters ||
 			  (bool)thpnuma_arg(regs, 4);
 	fault.thp_fault = true;
 	fault.madvised = vma->vm_flags & VM_HUGEPAGE;
 	fault.has_mempolicy = vma->vm_policy || current->mempolicy;
-	fault.local_disallowed = !node_isset(numa_node_id(),
-					     cpuset_current_mems_allowed);
+	fault.local_disallowed = !node_isset(node, cpuset_current_mems_allowed);
 
 	config = effective_config(&overridden);
 	switch (thpnuma_decide(config, &fault)) {
 	case THPNUMA_ACT_PASSTHROUGH:
-		thpnuma_count(numa_node_id(), THPNUMA_PASSTHROUGH, 1);
+		thpnuma_count(node, THPNUMA_PASSTHROUGH, 1);
 		policy = thpnuma_config_unpack(config).policy;
 		thpnuma_count_policy(policy, THPNUMA_PC_PASSTHROUGH);
 		if (overridden)
@@ -338,7 +342,9 @@ static void notrace thpnuma_alloc_hook(struct pt_regs *regs,
 		return;
 	}
 	config &= ~THPNUMA_CFG_OVERRIDES;
-	thpnuma_set_arg1(regs, overridden ? config | DECIDED_BY_OVERRIDE : config);
+	if (overridden)
+		config |= DECIDED_BY_OVERRIDE;
+	thpnuma_set_arg1(regs, (unsigned long)node << DECIDED_NODE_SHIFT | config);
 	instruction_pointer_set(regs, target);
 }
 
