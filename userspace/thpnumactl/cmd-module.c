@@ -244,6 +244,8 @@ static struct kmod_ctx *kmod_context(void)
 
 static int report_insert_failure(int err, const char *what, int kmsg_fd)
 {
+	char level[64];
+
 	switch (err) {
 	case EEXIST:
 		error(MODULE_NAME " is already loaded; unload it first with: "
@@ -253,6 +255,11 @@ static int report_insert_failure(int err, const char *what, int kmsg_fd)
 		if (geteuid() != 0) {
 			close(kmsg_fd);
 			return needs_root("loading a kernel module");
+		}
+		if (lockdown_active(level, sizeof(level))) {
+			error("kernel lockdown (%s) refused %s: only signed modules load under lockdown (Secure Boot); sign it with a key the machine trusts (on Debian, DKMS's MOK key: see the README)",
+			      level, what);
+			break;
 		}
 		error("the kernel does not permit loading %s (kernel lockdown, module signature enforcement or kernel.modules_disabled)",
 		      what);
