@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The live configuration: one packed word that the fault path reads with a
- * single load, and the module parameters that set it at load time. The
- * debugfs files change it through the same calls.
+ * single load, and the module parameters that set it at load time and, as
+ * root-writable sysfs files, at run time. The debugfs files change it
+ * through the same calls. The parameters are the way to change settings
+ * under kernel lockdown, which refuses debugfs files with a write bit.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -50,15 +52,22 @@ int thpnuma_config_show(const struct thpnuma_setting *s, char *buf,
 				      buf, size);
 }
 
-/* Each parameter's kp->arg is its entry in thpnuma_settings[]. */
+/*
+ * Each parameter's kp->arg is its entry in thpnuma_settings[]. At load
+ * time and through /sys/module/thpnuma/parameters alike; sysfs hands over
+ * the write NUL-terminated (an echo's newline is allowed by the parser).
+ */
 static int setting_param_set(const char *val, const struct kernel_param *kp)
 {
 	const struct thpnuma_setting *s = kp->arg;
+	size_t len = strnlen(val, THPNUMA_MAX_WRITE + 1);
 	unsigned int value;
 
-	if (thpnuma_parse_setting(s, val, strlen(val), &value)) {
-		pr_err("invalid %s '%s'%s\n", s->name, val,
-		       s->choices ? "" : ": expected 0-7");
+	if (len > THPNUMA_MAX_WRITE ||
+	    thpnuma_parse_setting(s, val, len, &value)) {
+		pr_err_ratelimited("invalid %s '%.*s'%s\n", s->name,
+				   (int)min_t(size_t, strcspn(val, "\n"), 64), val,
+				   s->choices ? "" : ": expected 0-7");
 		return -EINVAL;
 	}
 	thpnuma_config_update(s->id, value);
@@ -82,9 +91,10 @@ static const struct kernel_param_ops setting_param_ops = {
 	.get = setting_param_get,
 };
 
+/* Root-writable: the run-time control that lockdown does not block. */
 #define SETTING_PARAM(name, id) \
 	module_param_cb(name, &setting_param_ops, \
-			(void *)&thpnuma_settings[id], 0444)
+			(void *)&thpnuma_settings[id], 0644)
 
 SETTING_PARAM(policy, THPNUMA_SETTING_POLICY);
 MODULE_PARM_DESC(policy,
@@ -92,7 +102,7 @@ MODULE_PARM_DESC(policy,
 
 SETTING_PARAM(zone_reclaim, THPNUMA_SETTING_ZONE_RECLAIM);
 MODULE_PARM_DESC(zone_reclaim,
-		 "Local effort of local-then-remote before going remote: 0 compaction only, |1 reclaim clean page cache, |2 enter the filesystem, |4 swap");
+		 "Local effort of local-then-remote before going remote, a sum of: 1 reclaim clean page cache, 2 enter the filesystem, 4 swap (default 0: compaction only)");
 
 SETTING_PARAM(scope, THPNUMA_SETTING_SCOPE);
 MODULE_PARM_DESC(scope,

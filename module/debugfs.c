@@ -237,7 +237,7 @@ static const struct thpnuma_debugfs_file thpnuma_files[] = {
 int thpnuma_debugfs_init(void)
 {
 	char name[32];
-	int i, nid, c;
+	int i, nid, c, err;
 
 	thpnuma_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	if (IS_ERR(thpnuma_dir)) {
@@ -267,10 +267,15 @@ int thpnuma_debugfs_init(void)
 					    (nid * THPNUMA_NR_COUNTERS + c),
 					    &node_counter_fops);
 	}
-	return 0;
+	/* The lockdown-proof twins of reset and tasks go with these files. */
+	err = thpnuma_sysfs_init();
+	if (err)
+		debugfs_remove_recursive(thpnuma_dir);
+	return err;
 }
 
 void thpnuma_debugfs_exit(void)
 {
+	thpnuma_sysfs_exit();
 	debugfs_remove_recursive(thpnuma_dir);
 }

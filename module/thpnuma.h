@@ -65,4 +65,8 @@ unsigned long thpnuma_probe_missed(void);
 int thpnuma_debugfs_init(void);
 void thpnuma_debugfs_exit(void);
 
+/* /sys/kernel/thpnuma (sysfs.c): tasks and reset, usable under lockdown. */
+int thpnuma_sysfs_init(void);
+void thpnuma_sysfs_exit(void);
+
 #endif /* THPNUMA_H */

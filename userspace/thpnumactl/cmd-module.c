@@ -151,6 +151,8 @@ static int do_status(const struct command *cmd, int argc, char *argv[])
 			   "kernel/mm/transparent_hugepage/enabled");
 	print_sysfs_choice("THP defrag:",
 			   "kernel/mm/transparent_hugepage/defrag");
+	/* Under lockdown, debugfs' tasks list is closed (see the man page). */
+	print_sysfs_choice("lockdown:", LOCKDOWN_FILE);
 	sysfs_path(path, sizeof(path), "devices/system/node/online");
 	if (read_line(path, online, sizeof(online))) {
 		print_field("nodes online:", "unknown");
@@ -217,9 +219,18 @@ static void kmsg_show_module_lines(int fd)
 		fprintf(stderr, "  %s\n", kept[i % KMSG_KEEP]);
 }
 
+/*
+ * libkmod with modprobe's configuration (/etc/modprobe.d and the other
+ * standard directories, and the kernel command line), or, for the tests,
+ * the one directory in THPNUMACTL_MODPROBE_D.
+ */
 static struct kmod_ctx *kmod_context(void)
 {
-	struct kmod_ctx *ctx = kmod_new(NULL, NULL);
+	const char *dir = getenv(ENV_MODPROBE_D), *paths[2] = { NULL };
+	struct kmod_ctx *ctx;
+
+	paths[0] = dir;
+	ctx = kmod_new(NULL, dir && *dir ? paths : NULL);
 
 	if (!ctx) {
 		error("cannot initialise libkmod");
@@ -233,6 +244,8 @@ static struct kmod_ctx *kmod_context(void)
 
 static int report_insert_failure(int err, const char *what, int kmsg_fd)
 {
+	char level[64];
+
 	switch (err) {
 	case EEXIST:
 		error(MODULE_NAME " is already loaded; unload it first with: "
@@ -242,6 +255,11 @@ static int report_insert_failure(int err, const char *what, int kmsg_fd)
 		if (geteuid() != 0) {
 			close(kmsg_fd);
 			return needs_root("loading a kernel module");
+		}
+		if (lockdown_active(level, sizeof(level))) {
+			error("kernel lockdown (%s) refused %s: only signed modules load under lockdown (Secure Boot); sign it with a key the machine trusts (on Debian, DKMS's MOK key: see the README)",
+			      level, what);
+			break;
 		}
 		error("the kernel does not permit loading %s (kernel lockdown, module signature enforcement or kernel.modules_disabled)",
 		      what);
@@ -266,13 +284,41 @@ static int report_insert_failure(int err, const char *what, int kmsg_fd)
 	return EXIT_FAIL;
 }
 
+/* A dry run: say what modprobe -n -v would, in words. */
+static bool dry_run_printed;
+
+static void print_action(struct kmod_module *m, bool install,
+			 const char *options)
+{
+	char opts[4096];
+	size_t len;
+
+	/* libkmod leaves a blank where no option follows the config's. */
+	snprintf(opts, sizeof(opts), "%s", options ? options : "");
+	len = strlen(opts);
+	while (len && opts[len - 1] == ' ')
+		opts[--len] = '\0';
+	if (install)
+		printf("would run modprobe.d's install command for %s: %s (options: %s)\n",
+		       kmod_module_get_name(m),
+		       kmod_module_get_install_commands(m),
+		       *opts ? opts : "none");
+	else
+		printf("would load %s with options: %s\n",
+		       kmod_module_get_path(m) ? kmod_module_get_path(m) :
+		       kmod_module_get_name(m), *opts ? opts : "none");
+	dry_run_printed = true;
+}
+
 static int do_load(const struct command *cmd, int argc, char *argv[])
 {
+	enum { OPT_DRY_RUN = 256 };
 	static const struct option options[] = {
 		{ "policy", required_argument, NULL, 'p' },
 		{ "zone-reclaim", required_argument, NULL, 'z' },
 		{ "scope", required_argument, NULL, 's' },
 		{ "module", required_argument, NULL, 'm' },
+		{ "dry-run", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -280,13 +326,14 @@ static int do_load(const struct command *cmd, int argc, char *argv[])
 	char params[256], what[PATH_MAX + 16];
 	struct kmod_module *mod = NULL;
 	struct kmod_ctx *ctx;
-	unsigned int zone_reclaim = 0;
-	bool set_zone_reclaim = false;
+	unsigned int zone_reclaim = 0, flags;
+	bool set_zone_reclaim = false, dry_run = false;
+	const char *config;
 	size_t used = 0;
 	int c, ret, err, kmsg_fd;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":p:z:s:m:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:z:s:m:nh", options, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			policy = optarg;
@@ -310,6 +357,9 @@ static int do_load(const struct command *cmd, int argc, char *argv[])
 		case 'm':
 			module_path = optarg;
 			break;
+		case 'n':
+			dry_run = true;
+			break;
 		case 'h':
 			show_help(cmd);
 			return EXIT_OK;
@@ -331,8 +381,10 @@ static int do_load(const struct command *cmd, int argc, char *argv[])
 	if (scope)
 		used += snprintf(params + used, sizeof(params) - used,
 				 "scope=%s ", scope);
+	if (used)
+		params[used - 1] = '\0';
 
-	if (geteuid() != 0)
+	if (geteuid() != 0 && !dry_run)
 		return needs_root("loading a kernel module");
 
 	ctx = kmod_context();
@@ -374,15 +426,42 @@ static int do_load(const struct command *cmd, int argc, char *argv[])
 		goto out;
 	}
 
+	/*
+	 * As modprobe does: the options of modprobe.d and the kernel command
+	 * line, then ours, which win because the kernel applies the last
+	 * value of a parameter. Install commands run too.
+	 */
+	config = kmod_module_get_options(mod);
+	flags = KMOD_PROBE_FAIL_ON_LOADED;
+	if (dry_run) {
+		err = kmod_module_probe_insert_module(mod,
+						      flags | KMOD_PROBE_DRY_RUN,
+						      params, NULL, NULL,
+						      print_action);
+		if (err < 0) {
+			error("cannot load %s: %s", what, strerror(-err));
+			goto out;
+		}
+		if (!dry_run_printed)
+			printf("would load nothing\n");
+		ret = EXIT_OK;
+		goto out;
+	}
 	kmsg_fd = kmsg_open_at_end();
-	err = kmod_module_insert_module(mod, 0, params);
+	err = kmod_module_probe_insert_module(mod, flags, params, NULL, NULL,
+					      NULL);
 	if (err < 0) {
 		ret = report_insert_failure(-err, what, kmsg_fd);
 		goto out;
 	}
 	if (kmsg_fd >= 0)
 		close(kmsg_fd);
-	printf("loaded %s%s%s\n", what, params[0] ? " with " : "", params);
+	printf("loaded %s", what);
+	if (config && *config)
+		printf(" with %s from modprobe.d", config);
+	if (params[0])
+		printf("%s %s", config && *config ? " and" : " with", params);
+	printf("\n");
 	ret = EXIT_OK;
 out:
 	kmod_module_unref(mod);
@@ -473,16 +552,20 @@ const struct command cmd_load = {
 	.name = "load", .run = do_load,
 	.summary = "load the module with initial settings",
 	.usage =
-	"load [--policy P] [--zone-reclaim N] [--scope S] [--module PATH]\n"
-	"Load thpnuma through libkmod: from /lib/modules/$(uname -r), or\n"
-	"from PATH. Needs root.\n\n"
+	"load [--policy P] [--zone-reclaim N] [--scope S] [--module PATH] [--dry-run]\n"
+	"Load thpnuma through libkmod as modprobe does: from\n"
+	"/lib/modules/$(uname -r), or from PATH, with the options that\n"
+	"modprobe.d gives thpnuma (\"options thpnuma policy=...\") and then\n"
+	"those given here, which take precedence. Needs root.\n\n"
 	"  -p, --policy P        kernel, strict-local or local-then-remote\n"
 	"  -z, --zone-reclaim N  0-7, none, or a comma list of reclaim,write,swap\n"
 	"  -s, --scope S         all or madvise\n"
 	"  -m, --module PATH     load this .ko file instead\n"
+	"  -n, --dry-run         print the module and options, load nothing\n"
 	"  -h, --help            show this help\n\n"
 	"Examples:\n"
 	"  thpnumactl load --policy strict-local\n"
+	"  thpnumactl load --dry-run\n"
 	"  thpnumactl load --policy local-then-remote --zone-reclaim reclaim,write\n"
 	"  thpnumactl load --module ./thpnuma.ko --scope madvise\n",
 };

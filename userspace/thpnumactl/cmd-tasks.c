@@ -6,7 +6,9 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,12 +32,17 @@ static int parse_pid(const char *text, int *pid)
 }
 
 /*
- * Write "PID POLICY [BITS]" or "PID default" to the tasks file.
- * @zone_reclaim < 0: the override follows the global zone_reclaim.
+ * Write "PID POLICY [BITS]" or "PID default" to /sys/kernel/thpnuma/tasks,
+ * which kernel lockdown leaves usable, or to debugfs' tasks file for an
+ * older module. @zone_reclaim < 0: the override follows the global
+ * zone_reclaim.
  */
 static int write_override(int pid, const char *policy, int zone_reclaim)
 {
-	char path[PATH_MAX], line[64], max[32];
+	char sysfs[PATH_MAX], debugfs[PATH_MAX], path[PATH_MAX];
+	const char *const paths[] = { sysfs, debugfs };
+	char line[64], max[32];
+	unsigned int used;
 	int ret;
 
 	if (zone_reclaim >= 0)
@@ -43,8 +50,14 @@ static int write_override(int pid, const char *policy, int zone_reclaim)
 			 zone_reclaim);
 	else
 		snprintf(line, sizeof(line), "%d %s", pid, policy);
-	debugfs_path(path, sizeof(path), "tasks");
-	ret = write_value(path, line);
+	sysfs_path(sysfs, sizeof(sysfs), CONTROL_DIR "/tasks");
+	debugfs_path(debugfs, sizeof(debugfs), "tasks");
+	if (access(sysfs, F_OK)) {
+		ret = ensure_debugfs();
+		if (ret)
+			return ret;
+	}
+	ret = write_first(paths, 2, line, &used);
 	switch (-ret) {
 	case 0:
 		return EXIT_OK;
@@ -64,19 +77,32 @@ static int write_override(int pid, const char *policy, int zone_reclaim)
 		      line, pid);
 		return EXIT_FAIL;
 	default:
-		return debugfs_failure("write", "tasks", -ret);
+		if (used == 1)
+			return debugfs_failure("write", "tasks", -ret);
+		return sysfs_failure("write", sysfs, -ret);
 	}
 }
 
 /* The tasks file, parsed. Returns 0, or an exit status after a message. */
 static int read_tasks(struct task_list *tl)
 {
-	char reason[256], *text;
+	char reason[256], level[64], path[PATH_MAX], *text;
 	int ret;
 
-	ret = read_debugfs("tasks", &text);
-	if (ret)
-		return ret;
+	/* The list is in debugfs alone: say so plainly under lockdown. */
+	debugfs_path(path, sizeof(path), "tasks");
+	text = read_text(path);
+	if (!text && errno == EPERM && geteuid() == 0 &&
+	    lockdown_active(level, sizeof(level))) {
+		error("cannot list the overrides: kernel lockdown (%s) refuses to open %s (a debugfs file with a write bit); setting and clearing overrides still works ('" PROG " task PID POLICY', '" PROG " run')",
+		      level, path);
+		return EXIT_FAIL;
+	}
+	if (!text) {
+		ret = read_debugfs("tasks", &text);
+		if (ret)
+			return ret;
+	}
 	ret = tasks_parse(text, tl, reason, sizeof(reason));
 	free(text);
 	return ret ? debugfs_parse_failure("tasks", reason) : 0;
@@ -140,10 +166,11 @@ static int do_policies(const struct command *cmd, int argc, char *argv[])
 	return EXIT_OK;
 }
 
-/* The options of run and task: --policy (run only) and --zone-reclaim. */
+/* The options of run and task: --policy and --user (run only), --zone-reclaim. */
 struct override_options {
 	const char *policy;
 	int zone_reclaim;
+	const char *user;
 };
 
 static int parse_override_options(const struct command *cmd, int argc,
@@ -153,6 +180,7 @@ static int parse_override_options(const struct command *cmd, int argc,
 	static const struct option options[] = {
 		{ "policy", required_argument, NULL, 'p' },
 		{ "zone-reclaim", required_argument, NULL, 'z' },
+		{ "user", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -161,6 +189,7 @@ static int parse_override_options(const struct command *cmd, int argc,
 
 	o->policy = NULL;
 	o->zone_reclaim = -1;
+	o->user = NULL;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, optstring, options, NULL)) != -1) {
 		switch (c) {
@@ -175,6 +204,9 @@ static int parse_override_options(const struct command *cmd, int argc,
 			if (ret >= 0)
 				return ret;
 			o->zone_reclaim = (int)bits;
+			break;
+		case 'u':
+			o->user = optarg;
 			break;
 		case 'h':
 			show_help(cmd);
@@ -212,7 +244,7 @@ static int do_task(const struct command *cmd, int argc, char *argv[])
 	}
 	if (o.zone_reclaim >= 0 && (!o.policy || !strcmp(o.policy, "default")))
 		return usage_error(cmd, "--zone-reclaim needs a POLICY");
-	ret = ensure_debugfs();
+	ret = o.policy ? ensure_module() : ensure_debugfs();
 	if (ret)
 		return ret;
 
@@ -241,26 +273,79 @@ static int do_task(const struct command *cmd, int argc, char *argv[])
 	return ret;
 }
 
+/* USER as a name, or a number that names an account. */
+static struct passwd *lookup_user(const char *user)
+{
+	struct passwd *pw = getpwnam(user);
+	unsigned long uid;
+	char *end;
+
+	if (pw || !isdigit((unsigned char)user[0]))
+		return pw;
+	errno = 0;
+	uid = strtoul(user, &end, 10);
+	if (errno || *end || uid > (uid_t)-2)
+		return NULL;
+	return getpwuid((uid_t)uid);
+}
+
+/* initgroups, setgid, setuid: in that order, each one checked. */
+static int drop_to_user(const struct passwd *pw)
+{
+	const char *step;
+
+	if (initgroups(pw->pw_name, pw->pw_gid))
+		step = "initgroups";
+	else if (setgid(pw->pw_gid))
+		step = "setgid";
+	else if (setuid(pw->pw_uid))
+		step = "setuid";
+	else
+		return 0;
+	error("cannot switch to user %s (uid %u, gid %u): %s failed: %s",
+	      pw->pw_name, (unsigned int)pw->pw_uid,
+	      (unsigned int)pw->pw_gid, step, strerror(errno));
+	return EXIT_FAIL;
+}
+
 static int do_run(const struct command *cmd, int argc, char *argv[])
 {
 	struct override_options o;
+	struct passwd *pw = NULL;
 	int ret;
 
 	/* '+': the command's own options are not ours. */
-	ret = parse_override_options(cmd, argc, argv, "+:p:z:h", &o);
+	ret = parse_override_options(cmd, argc, argv, "+:p:z:u:h", &o);
 	if (ret >= 0)
 		return ret;
 	if (!o.policy)
 		return usage_error(cmd, "--policy is required");
+	if (o.user) {
+		errno = 0;
+		pw = lookup_user(o.user);
+		if (!pw && errno && errno != ENOENT && errno != ESRCH) {
+			error("cannot look up user '%s': %s", o.user,
+			      strerror(errno));
+			return EXIT_FAIL;
+		}
+		if (!pw)
+			return usage_error(cmd, "unknown user '%s'", o.user);
+	}
 	if (optind == argc)
 		return usage_error(cmd, "missing command to run");
-	ret = ensure_debugfs();
+	ret = ensure_module();
 	if (ret)
 		return ret;
 	/* The override is on this process: exec keeps it, children inherit. */
 	ret = write_override(getpid(), o.policy, o.zone_reclaim);
 	if (ret)
 		return ret;
+	/* Still this PID after the switch: the override stays with it. */
+	if (pw) {
+		ret = drop_to_user(pw);
+		if (ret)
+			return ret;
+	}
 	execvp(argv[optind], &argv[optind]);
 	error("cannot run '%s': %s", argv[optind], strerror(errno));
 	return errno == ENOENT ? 127 : 126;
@@ -270,17 +355,21 @@ const struct command cmd_run = {
 	.name = "run", .run = do_run,
 	.summary = "run a command under its own policy",
 	.usage =
-	"run --policy P [--zone-reclaim N] [--] COMMAND [ARGS...]\n"
+	"run --policy P [--zone-reclaim N] [--user USER] [--] COMMAND [ARGS...]\n"
 	"Set a per-process override on this process, then exec COMMAND: the\n"
 	"command and the children it forks from then on fault THPs under P,\n"
-	"whatever the global policy. Needs root.\n\n"
+	"whatever the global policy. Needs root; with --user, COMMAND runs as\n"
+	"USER (its groups, then its gid, then its uid) and keeps the override.\n"
+	"The environment is passed on unchanged.\n\n"
 	"  -p, --policy P        kernel, strict-local or local-then-remote\n"
 	"  -z, --zone-reclaim N  0-7, none, or reclaim,write,swap (default:\n"
 	"                        follow the global zone_reclaim)\n"
+	"  -u, --user USER       run COMMAND as USER (a name or a uid)\n"
 	"  -h, --help            show this help\n\n"
 	"Examples:\n"
 	"  thpnumactl run --policy strict-local -- ./numa-local-db\n"
-	"  thpnumactl run -p local-then-remote -z 1 -- make -j8\n",
+	"  thpnumactl run -p local-then-remote -z 1 -- make -j8\n"
+	"  thpnumactl run -p strict-local -u postgres -- /usr/lib/postgresql/15/bin/postgres\n",
 };
 
 const struct command cmd_tasks = {

@@ -98,6 +98,38 @@ static bool debugfs_mounted(void)
 	return found;
 }
 
+int ensure_module(void)
+{
+	if (module_loaded())
+		return 0;
+	error(MODULE_NAME " is not loaded; load it with: " PROG " load");
+	return EXIT_FAIL;
+}
+
+bool lockdown_active(char *buf, size_t len)
+{
+	char path[PATH_MAX], line[128];
+
+	sysfs_path(path, sizeof(path), LOCKDOWN_FILE);
+	if (read_line(path, line, sizeof(line)) ||
+	    bracketed_choice(line, buf, len))
+		return false;
+	return strcmp(buf, "none") != 0;
+}
+
+int write_first(const char *const *paths, unsigned int nr, const char *value,
+		unsigned int *used)
+{
+	int ret = -ENOENT;
+
+	for (*used = 0; *used < nr; (*used)++) {
+		ret = write_value(paths[*used], value);
+		if (ret != -ENOENT || *used == nr - 1)
+			break;
+	}
+	return ret;
+}
+
 int ensure_debugfs(void)
 {
 	const char *dir = debugfs_dir();
@@ -106,11 +138,14 @@ int ensure_debugfs(void)
 	if (stat(dir, &st) == 0)
 		return 0;
 	if (errno == EACCES || errno == EPERM)
-		return needs_root("reading or changing thpnuma's settings in debugfs");
+		return needs_root("reading thpnuma's statistics and overrides in debugfs");
 	if (errno != ENOENT) {
 		error("cannot access %s: %s", dir, strerror(errno));
 		return EXIT_FAIL;
 	}
+	/* Mount nothing for a module that is not there. */
+	if (!module_loaded())
+		return ensure_module();
 	if (!getenv(ENV_DEBUGFS) && !debugfs_mounted()) {
 		if (geteuid() != 0) {
 			error("debugfs is not mounted at " DEBUGFS_MOUNT
@@ -125,24 +160,56 @@ int ensure_debugfs(void)
 		if (stat(dir, &st) == 0)
 			return 0;
 	}
-	if (!module_loaded()) {
-		error(MODULE_NAME " is not loaded; load it with: " PROG " load");
+	error("%s is missing although " MODULE_NAME " is loaded", dir);
+	return EXIT_FAIL;
+}
+
+/* EPERM or EACCES for root: the kernel's doing, not a missing privilege. */
+static int refused_to_root(const char *verb, const char *path, int err,
+			   bool debugfs)
+{
+	char level[64];
+
+	if (debugfs && err == EPERM && lockdown_active(level, sizeof(level))) {
+		error("cannot %s %s: kernel lockdown (%s) refuses to open debugfs files that have a write bit, even for reading; see 'man " PROG "' (LOCKDOWN) for what works under lockdown",
+		      verb, path, level);
 		return EXIT_FAIL;
 	}
-	error("%s is missing although " MODULE_NAME " is loaded", dir);
+	error("cannot %s %s: %s, although running as root (a security module or kernel lockdown?)",
+	      verb, path, strerror(err));
 	return EXIT_FAIL;
 }
 
 int debugfs_failure(const char *verb, const char *file, int err)
 {
+	char path[PATH_MAX];
+
+	debugfs_path(path, sizeof(path), file);
 	if (err == EACCES || err == EPERM) {
 		char what[128];
 
+		if (geteuid() == 0)
+			return refused_to_root(verb, path, err, true);
 		snprintf(what, sizeof(what), "%s %s", verb, file);
 		return needs_root(what);
 	}
-	error("cannot %s %s/%s: %s", verb, debugfs_dir(), file,
-	      strerror(err));
+	error("cannot %s %s: %s", verb, path, strerror(err));
+	return EXIT_FAIL;
+}
+
+int sysfs_failure(const char *verb, const char *path, int err)
+{
+	const char *file = strrchr(path, '/');
+	char what[128];
+
+	if (err == EACCES || err == EPERM) {
+		if (geteuid() == 0)
+			return refused_to_root(verb, path, err, false);
+		snprintf(what, sizeof(what), "%s %s", verb,
+			 file ? file + 1 : path);
+		return needs_root(what);
+	}
+	error("cannot %s %s: %s", verb, path, strerror(err));
 	return EXIT_FAIL;
 }
 

@@ -20,9 +20,15 @@
 #define DEBUGFS_MOUNT		"/sys/kernel/debug"
 #define DEFAULT_DEBUGFS_DIR	DEBUGFS_MOUNT "/" MODULE_NAME
 #define DEFAULT_SYSFS_ROOT	"/sys"
+/* Under the sysfs root: the settings, and tasks and reset (lockdown-proof). */
+#define PARAMS_DIR		"module/" MODULE_NAME "/parameters"
+#define CONTROL_DIR		"kernel/" MODULE_NAME
+#define LOCKDOWN_FILE		"kernel/security/lockdown"
 /* Test hooks: point the tool at a fake directory tree. */
 #define ENV_DEBUGFS		"THPNUMACTL_DEBUGFS"
 #define ENV_SYSFS		"THPNUMACTL_SYSFS"
+/* Test hook: read modprobe.d options from this directory alone. */
+#define ENV_MODPROBE_D		"THPNUMACTL_MODPROBE_D"
 #define MOUNT_HINT		"mount -t debugfs none " DEBUGFS_MOUNT
 
 /* The contract: 0 success, 1 runtime failure, 2 usage error. */
@@ -100,14 +106,32 @@ int read_line(const char *path, char *out, size_t len);
 int write_value(const char *path, const char *value);
 
 bool module_loaded(void);
+/* 0 if thpnuma is loaded, else an exit status after saying how to load it. */
+int ensure_module(void);
+/*
+ * The kernel's lockdown level ("integrity", "confidentiality") into @buf;
+ * false if lockdown is off or unknown.
+ */
+bool lockdown_active(char *buf, size_t len);
+/*
+ * Write @value to the first of @paths that exists (the sysfs file, then
+ * its debugfs twin). *@used is the index of the path tried last.
+ */
+int write_first(const char *const *paths, unsigned int nr, const char *value,
+		unsigned int *used);
 /*
  * Make sure thpnuma's debugfs directory is reachable: mount debugfs if
  * it is not mounted and we may, else say exactly what is missing.
  * Returns 0 or an exit status after a message.
  */
 int ensure_debugfs(void);
-/* Why a debugfs file could not be read or written, in words. */
+/*
+ * Why a debugfs file could not be read or written, in words: root is
+ * never told to run as root; under lockdown, what lockdown blocks.
+ */
 int debugfs_failure(const char *verb, const char *file, int err);
+/* The same for a sysfs file at @path. */
+int sysfs_failure(const char *verb, const char *path, int err);
 /*
  * Debugfs @file whole into *@text (free it). Returns 0, or an exit
  * status after saying why.

@@ -47,7 +47,8 @@ make_tree() {
 	dbg=$root/debug/thpnuma
 	sys=$root/sys
 	mkdir -p "$dbg" "$sys/module/thpnuma/parameters" \
-		"$sys/kernel/mm/transparent_hugepage" \
+		"$sys/kernel/mm/transparent_hugepage" "$sys/kernel/thpnuma" \
+		"$sys/kernel/security" \
 		"$sys/devices/system/node/node0" "$sys/devices/system/node/node1"
 	echo "kernel [strict-local] local-then-remote" > "$dbg/policy"
 	echo 3 > "$dbg/zone_reclaim"
@@ -63,6 +64,9 @@ make_tree() {
 	echo strict-local > "$sys/module/thpnuma/parameters/policy"
 	echo 3 > "$sys/module/thpnuma/parameters/zone_reclaim"
 	echo all > "$sys/module/thpnuma/parameters/scope"
+	: > "$sys/kernel/thpnuma/tasks"
+	: > "$sys/kernel/thpnuma/reset"
+	echo "[none] integrity confidentiality" > "$sys/kernel/security/lockdown"
 	echo "always [madvise] never" > "$sys/kernel/mm/transparent_hugepage/enabled"
 	echo "always defer defer+madvise [madvise] never" \
 		> "$sys/kernel/mm/transparent_hugepage/defrag"
@@ -75,6 +79,8 @@ make_tree() {
 
 make_tree "$work/tree"
 export THPNUMACTL_DEBUGFS="$dbg" THPNUMACTL_SYSFS="$sys"
+par=$sys/module/thpnuma/parameters
+ctl=$sys/kernel/thpnuma
 
 # ---- usage errors: exit 2, a message and a pointer to --help ----------
 expect 2 "missing command" "no command is a usage error"
@@ -121,32 +127,54 @@ expect 0 "Usage: thpnumactl stat" "help stat" help stat
 expect 0 "zone-reclaim" "--help lists the commands" --help
 expect 0 "thpnumactl test" "--version" --version
 
-# ---- policy, scope, zone-reclaim against the fake debugfs -------------
-expect 0 "strict-local" "policy reads the bracketed value" policy
-: > "$dbg/policy"
+# ---- policy, scope, zone-reclaim through the module parameters ---------
+expect 0 "strict-local" "policy reads the parameter" policy
+: > "$par/policy"
 expect 0 "local-then-remote" "policy local-then-remote" policy local-then-remote
-expect_file "$dbg/policy" local-then-remote "policy writes the name"
-expect 0 "all" "scope reads the bracketed value" scope
-: > "$dbg/scope"
+expect_file "$par/policy" local-then-remote "policy writes the name to the parameter"
+expect_file "$dbg/policy" "kernel [strict-local] local-then-remote" \
+	"policy leaves debugfs alone when the parameter takes it"
+expect 0 "all" "scope reads the parameter" scope
+: > "$par/scope"
 expect 0 "madvise" "scope madvise" scope madvise
-expect_file "$dbg/scope" madvise "scope writes the name"
+expect_file "$par/scope" madvise "scope writes the name"
 expect 0 "3 (reclaim,write)" "zone-reclaim reads bits and names" zone-reclaim
 for pair in "reclaim,swap 5" "swap,reclaim,write 7" "none 0" "0 0" "6 6" "write 2"; do
 	arg=${pair% *} bits=${pair#* }
-	: > "$dbg/zone_reclaim"
+	: > "$par/zone_reclaim"
 	expect 0 "$bits (" "zone-reclaim $arg" zone-reclaim "$arg"
-	expect_file "$dbg/zone_reclaim" "$bits" "zone-reclaim $arg writes $bits"
+	expect_file "$par/zone_reclaim" "$bits" "zone-reclaim $arg writes $bits"
 done
-echo 0 > "$dbg/zone_reclaim"
+echo 0 > "$par/zone_reclaim"
 expect 0 "0 (none)" "zone-reclaim 0 reads as none" zone-reclaim
-echo "garbage" > "$dbg/zone_reclaim"
-expect 1 "unexpected contents" "zone-reclaim refuses a garbled file" zone-reclaim
-echo "kernel strict-local" > "$dbg/policy"
-expect 1 "unexpected contents" "policy refuses a file without brackets" policy
+echo "garbage" > "$par/zone_reclaim"
+expect 1 "unexpected contents" "zone-reclaim refuses a garbled parameter" zone-reclaim
+echo "[strict-local]" > "$par/policy"
+expect 1 "unexpected contents" "policy refuses a parameter that is not a name" policy
+echo 3 > "$par/zone_reclaim"
+echo strict-local > "$par/policy"
+echo all > "$par/scope"
 
-# ---- reset -------------------------------------------------------------
+# ---- the debugfs files, for a module without those parameters ------------
+mv "$par" "$work/params.saved"
+expect 0 "strict-local" "no parameter: policy reads the bracketed debugfs value" policy
+: > "$dbg/policy"
+expect 0 "local-then-remote" "no parameter: policy local-then-remote" policy local-then-remote
+expect_file "$dbg/policy" local-then-remote "no parameter: policy writes debugfs"
+: > "$dbg/zone_reclaim"
+expect 0 "5 (reclaim,swap)" "no parameter: zone-reclaim 5" zone-reclaim 5
+expect_file "$dbg/zone_reclaim" 5 "no parameter: zone-reclaim writes debugfs"
+echo "kernel strict-local" > "$dbg/policy"
+expect 1 "unexpected contents" "policy refuses a debugfs file without brackets" policy
+mv "$work/params.saved" "$par"
+
+# ---- reset ---------------------------------------------------------------
 expect 0 "counters reset" "reset" reset
-expect_file "$dbg/reset" 1 "reset writes 1"
+expect_file "$ctl/reset" 1 "reset writes 1 to /sys/kernel/thpnuma/reset"
+mv "$ctl/reset" "$work/reset.saved"
+expect 0 "counters reset" "reset without the sysfs file" reset
+expect_file "$dbg/reset" 1 "reset falls back to debugfs"
+mv "$work/reset.saved" "$ctl/reset"
 
 # ---- stat ----------------------------------------------------------------
 expect 0 "Node 1" "stat shows a table" stat
@@ -243,6 +271,7 @@ if [ "$rc" -eq 0 ] &&
    grep -q "^scope: *all" "$work/out" &&
    grep -q "^THP enabled: *madvise" "$work/out" &&
    grep -q "^THP defrag: *madvise" "$work/out" &&
+   grep -q "^lockdown: *none" "$work/out" &&
    grep -q "^nodes online: *0-1" "$work/out" &&
    grep -q "^node 0 free: *512.0 MiB" "$work/out" &&
    grep -q "^node 1 free: *256.0 MiB" "$work/out"; then
@@ -266,6 +295,13 @@ expect 2 "--policy is required" "run without --policy" run -- true
 expect 2 "missing command to run" "run without a command" run --policy kernel
 expect 2 "invalid policy 'nope'" "run --policy nope" run --policy nope -- true
 expect 2 "invalid zone reclaim mode 'x'" "run -z x" run -p kernel -z x -- true
+expect 2 "option '-u' needs an argument" "run -u without a user" run -p kernel -u
+expect 2 "option '--user' needs an argument" "run --user without a user" run -p kernel --user
+expect 2 "unknown user 'no-such-user-x'" "run --user with an unknown name" \
+	run -p kernel --user no-such-user-x -- true
+expect 2 "unknown user '4000000000'" "run --user with an unknown uid" \
+	run -p kernel -u 4000000000 -- true
+expect 2 "--policy is required" "run --user without --policy" run -u root -- true
 expect 0 "     412  thp touch         strict-local        global" \
 	"tasks lists overrides, command names unescaped" tasks
 run tasks
@@ -291,24 +327,52 @@ expect 0 "77  db                local-then-remote   3" "task PID shows its overr
 expect 0 "$$ default" "task PID without an override" task $$
 expect 1 "no process with PID 4194303" "task for a missing process" task 4194303
 cp "$dbg/tasks" "$work/tasks.saved"
-: > "$dbg/tasks"
 expect 0 "412 kernel" "task PID POLICY" task 412 kernel
-expect_file "$dbg/tasks" "412 kernel" "task writes PID POLICY"
-: > "$dbg/tasks"
+expect_file "$ctl/tasks" "412 kernel" "task writes PID POLICY to /sys/kernel/thpnuma/tasks"
+expect_file "$dbg/tasks" "$(cat "$work/tasks.saved")" "task leaves debugfs' tasks alone"
+: > "$ctl/tasks"
 expect 0 "412 local-then-remote" "task -z" task -z reclaim,swap 412 local-then-remote
-expect_file "$dbg/tasks" "412 local-then-remote 5" "task -z writes the bits"
-: > "$dbg/tasks"
+expect_file "$ctl/tasks" "412 local-then-remote 5" "task -z writes the bits"
+: > "$ctl/tasks"
 expect 0 "412 default" "task PID default" task 412 default
-expect_file "$dbg/tasks" "412 default" "task PID default writes default"
-# run: the override is on thpnumactl's PID, which exec hands to COMMAND.
+expect_file "$ctl/tasks" "412 default" "task PID default writes default"
+mv "$ctl/tasks" "$work/ctl-tasks.saved"
 : > "$dbg/tasks"
+expect 0 "412 kernel" "task PID POLICY without the sysfs file" task 412 kernel
+expect_file "$dbg/tasks" "412 kernel" "task falls back to debugfs' tasks"
+mv "$work/ctl-tasks.saved" "$ctl/tasks"
+# run: the override is on thpnumactl's PID, which exec hands to COMMAND.
+: > "$ctl/tasks"
 run run --policy strict-local -z 1 -- sh -c 'echo $$'
-if [ "$rc" -eq 0 ] && [ "$(cat "$dbg/tasks")" = "$(cat "$work/out") strict-local 1" ]; then
+if [ "$rc" -eq 0 ] && [ "$(cat "$ctl/tasks")" = "$(cat "$work/out") strict-local 1" ]; then
 	ok "run sets the override on the PID that the command runs as"
 else
-	not_ok "run sets the override on the PID that the command runs as (rc=$rc, file '$(cat "$dbg/tasks")', pid '$(cat "$work/out")')"
+	not_ok "run sets the override on the PID that the command runs as (rc=$rc, file '$(cat "$ctl/tasks")', pid '$(cat "$work/out")')"
 fi
-: > "$dbg/tasks"
+# run --user: the same PID, after initgroups, setgid and setuid.
+if [ "$(id -u)" -eq 0 ] && id nobody > /dev/null 2>&1; then
+	: > "$ctl/tasks"
+	run run -p strict-local --user nobody -- sh -c 'echo $$ $(id -u) $(id -g) $(id -G)'
+	set -- $(cat "$work/out")
+	if [ "$rc" -eq 0 ] && [ "$(cat "$ctl/tasks")" = "$1 strict-local" ] &&
+	   [ "$2" = "$(id -u nobody)" ] && [ "$3" = "$(id -g nobody)" ] &&
+	   [ "$4" = "$(id -G nobody)" ]; then
+		ok "run --user nobody: the command runs as nobody under the override"
+	else
+		not_ok "run --user nobody (rc=$rc, file '$(cat "$ctl/tasks")', out '$(cat "$work/out")')"
+		sed 's/^/# /' "$work/err"
+	fi
+	run run -p kernel -u "$(id -u nobody)" -- id -un
+	if [ "$rc" -eq 0 ] && [ "$(cat "$work/out")" = nobody ]; then
+		ok "run -u UID"
+	else
+		not_ok "run -u UID (rc=$rc, out '$(cat "$work/out")')"
+	fi
+else
+	n=$((n + 1))
+	echo "ok $n - run --user # SKIP needs root and a nobody account"
+fi
+: > "$ctl/tasks"
 run run --policy kernel sh -c 'exit 3'
 if [ "$rc" -eq 3 ]; then
 	ok "run returns the command's exit status"
@@ -342,7 +406,56 @@ expect 1 "thpnuma is not loaded; load it with: thpnumactl load" \
 	"policy without the module says how to load it" policy
 expect 1 "thpnuma is not loaded" "stat without the module" stat
 expect 1 "thpnuma is not loaded" "reset without the module" reset
+expect 1 "thpnuma is not loaded" "task PID POLICY without the module" task 1 kernel
+expect 1 "thpnuma is not loaded" "run without the module" run -p kernel -- true
 THPNUMACTL_DEBUGFS=$dbg
+
+# ---- load: modprobe.d options, then ours (dry runs, nothing is loaded) -------
+# A private modprobe.d (THPNUMACTL_MODPROBE_D) and a stand-in .ko: a dry
+# run resolves the options as modprobe would and stops before the kernel.
+mp=$work/modprobe.d
+mkdir -p "$mp"
+: > "$work/thpnuma.ko"
+ko=$work/thpnuma.ko
+export THPNUMACTL_MODPROBE_D="$mp"
+dry() { run load --dry-run --module "$ko" "$@"; }
+expect_dry() {
+	want=$1 name=$2
+	shift 2
+	dry "$@"
+	if [ "$rc" -eq 0 ] && [ "$(cat "$work/out")" = "would load $ko with options: $want" ]; then
+		ok "$name"
+	else
+		not_ok "$name (rc=$rc, want options '$want')"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
+}
+expect_dry "none" "load --dry-run: no modprobe.d options, none of ours"
+expect_dry "policy=kernel zone_reclaim=5 scope=madvise" \
+	"load --dry-run: our options alone" -p kernel -z reclaim,swap -s madvise
+printf '# thpnuma\noptions thpnuma policy=strict-local zone_reclaim=1\noptions other policy=kernel\n' \
+	> "$mp/thpnuma.conf"
+expect_dry "policy=strict-local zone_reclaim=1" "load --dry-run: modprobe.d options are applied"
+expect_dry "policy=strict-local zone_reclaim=1 policy=local-then-remote" \
+	"load --dry-run: our --policy comes last and wins" --policy local-then-remote
+echo "options thpnuma scope=madvise" > "$mp/zz-scope.conf"
+expect_dry "policy=strict-local zone_reclaim=1 scope=madvise zone_reclaim=0" \
+	"load --dry-run: every modprobe.d file, then ours" -z none
+rm "$mp/zz-scope.conf"
+cp "$here/../../../userspace/thpnuma.modprobe.conf" "$mp/thpnuma.conf"
+expect_dry "none" "the example modprobe.d file sets nothing until edited"
+sed -i 's/^#[[:space:]]*\(options thpnuma policy=\)/\1/' "$mp/thpnuma.conf"
+dry
+if [ "$rc" -eq 0 ] && grep -q "with options: policy=" "$work/out"; then
+	ok "the example's policy line takes effect once uncommented"
+else
+	not_ok "the example's policy line takes effect once uncommented (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+expect 1 "no such file" "load --dry-run of a missing file" \
+	load -n --module "$work/missing.ko"
+expect 2 "invalid policy 'x'" "load --dry-run --policy x" load -n -p x
+unset THPNUMACTL_MODPROBE_D
 
 # ---- not root ----------------------------------------------------------------
 # debugfs is 0700 root: an ordinary user cannot even look inside.
@@ -373,7 +486,7 @@ if [ -z "$nobody_skip" ]; then
 			> "$work/out" 2> "$work/err"
 		rc=$?
 	}
-	for args in "policy" "policy kernel" "zone-reclaim 1" "scope all" "stat" "reset" "load" "unload" \
+	for args in "policy kernel" "zone-reclaim 1" "scope all" "stat" "reset" "load" "unload" \
 		"tasks" "task 1 kernel" "run --policy kernel -- true" "policies"; do
 		# shellcheck disable=SC2086
 		as_nobody $args
@@ -384,6 +497,13 @@ if [ -z "$nobody_skip" ]; then
 			sed 's/^/# /' "$work/err"
 		fi
 	done
+	as_nobody policy
+	if [ "$rc" -eq 0 ] && grep -qx "strict-local" "$work/out"; then
+		ok "non-root policy reads the world-readable parameter"
+	else
+		not_ok "non-root policy reads the world-readable parameter (rc=$rc)"
+		sed 's/^/# /' "$work/err"
+	fi
 	as_nobody load --policy fast
 	if [ "$rc" -eq 2 ]; then
 		ok "non-root usage errors stay usage errors"

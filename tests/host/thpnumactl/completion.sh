@@ -44,6 +44,9 @@ expect_completion "strict-local" thpnumactl policy s
 expect_completion "local-then-remote" thpnumactl load --policy l
 expect_completion "madvise" thpnumactl load --scope m
 expect_completion "FILES" thpnumactl load --module ""
+expect_completion "--dry-run" thpnumactl load --dr
+expect_completion "--user" thpnumactl run --u
+expect_completion "root" thpnumactl run -p kernel --user roo
 expect_completion "reclaim,write" thpnumactl zone-reclaim reclaim,w
 expect_completion "--json" thpnumactl stat --j
 expect_completion "--interval" thpnumactl watch --i
