@@ -17,7 +17,7 @@ BUILD := build
 GUEST_BIN := $(BUILD)/guest-bin
 
 .PHONY: all module modules userspace install clean check check-host check-dkms \
-	check-vm check-vm-new check-stress demo kernels
+	check-vm check-vm-new check-stress demo kernels deb check-deb set-version
 
 all: module
 
@@ -50,3 +50,16 @@ install: module userspace
 clean:
 	$(MAKE) -C $(KDIR) M=$(TOP)/module clean 2>/dev/null || true
 	rm -rf $(BUILD)
+
+# Debian packages (debian/) from a clean export, into build/deb/.
+deb:
+	$(TOP)/tests/deb/build.sh
+
+# Their test: contents, lintian, and, as root, DKMS in a bookworm chroot.
+check-deb:
+	$(TOP)/tests/deb/check-deb.sh
+
+# version.mk sets the version; dkms.conf, debian/changelog and the man
+# page keep literal copies, which this rewrites.
+set-version:
+	$(TOP)/tests/deb/version.sh set $(VERSION)

@@ -35,6 +35,7 @@ part() {
 kernels=$(sed -n 's/^SUPPORTED_KERNELS := //p' "$top/kernels.mk")
 part host make -s -C "$top/tests/host" check
 part dkms "$top/tests/dkms/check-dkms.sh" $kernels
+part deb "$top/tests/deb/check-deb.sh"
 part vm make -s -C "$top" check-vm
 # CI adds the long safety tests, so that one total line covers both.
 [ -n "${CHECK_STRESS:-}" ] && part stress make -s -C "$top" check-stress

@@ -78,6 +78,7 @@ check-stress: deps
 
 check-host:
 	$(MAKE) -C $(TOP)/tests/host check
+	$(TOP)/tests/deb/version.sh
 
 check-dkms:
 	$(TOP)/tests/dkms/check-dkms.sh $(SUPPORTED_KERNELS)
