@@ -147,6 +147,15 @@ static const struct file_operations tasks_fops = {
 	.release	= single_release,
 };
 
+/* The same list read-only: lockdown refuses only files with a write bit. */
+static const struct file_operations overrides_fops = {
+	.owner		= THIS_MODULE,
+	.open		= tasks_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
 /* Per-policy totals: what the default and the overrides did. */
 static int policies_show(struct seq_file *m, void *v)
 {
@@ -229,6 +238,7 @@ struct thpnuma_debugfs_file {
 static const struct thpnuma_debugfs_file thpnuma_files[] = {
 	{ "reset",		0200, &reset_fops,		NULL },
 	{ "tasks",		0600, &tasks_fops,		NULL },
+	{ "overrides",		0400, &overrides_fops,		NULL },
 	{ "stats",		0400, &stats_fops,		NULL },
 	{ "policies",		0400, &policies_fops,		NULL },
 	{ "version",		0400, &version_fops,		NULL },

@@ -83,29 +83,29 @@ static int write_override(int pid, const char *policy, int zone_reclaim)
 	}
 }
 
-/* The tasks file, parsed. Returns 0, or an exit status after a message. */
+/*
+ * The overrides, parsed, from the read-only twin of the tasks file, which
+ * lockdown leaves readable, or from tasks itself on a module without it.
+ * Returns 0, or an exit status after a message.
+ */
 static int read_tasks(struct task_list *tl)
 {
-	char reason[256], level[64], path[PATH_MAX], *text;
+	const char *file = "overrides";
+	char reason[256], path[PATH_MAX], *text;
 	int ret;
 
-	/* The list is in debugfs alone: say so plainly under lockdown. */
-	debugfs_path(path, sizeof(path), "tasks");
+	debugfs_path(path, sizeof(path), file);
 	text = read_text(path);
-	if (!text && errno == EPERM && geteuid() == 0 &&
-	    lockdown_active(level, sizeof(level))) {
-		error("cannot list the overrides: kernel lockdown (%s) refuses to open %s (a debugfs file with a write bit); setting and clearing overrides still works ('" PROG " task PID POLICY', '" PROG " run')",
-		      level, path);
-		return EXIT_FAIL;
-	}
+	if (!text && errno == ENOENT)
+		file = "tasks";
 	if (!text) {
-		ret = read_debugfs("tasks", &text);
+		ret = read_debugfs(file, &text);
 		if (ret)
 			return ret;
 	}
 	ret = tasks_parse(text, tl, reason, sizeof(reason));
 	free(text);
-	return ret ? debugfs_parse_failure("tasks", reason) : 0;
+	return ret ? debugfs_parse_failure(file, reason) : 0;
 }
 
 /* The same for the policies file. */

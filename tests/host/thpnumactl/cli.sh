@@ -310,6 +310,11 @@ if [ "$(sed -n 2p "$work/out" | awk '{print $1}')" = 77 ]; then
 else
 	not_ok "tasks sorts by PID"
 fi
+# The read-only twin, which lockdown leaves readable, comes first.
+printf '9 sh kernel -\n' > "$dbg/overrides"
+expect 0 "       9  sh                kernel              global" \
+	"tasks reads the read-only overrides file when there is one" tasks
+rm "$dbg/overrides"
 run tasks --json
 if [ "$rc" -eq 0 ] && python3 -c '
 import json, sys
