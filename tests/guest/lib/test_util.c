@@ -2,6 +2,7 @@
 /* Helpers shared by the in-guest C tests; see test_util.h. */
 #include "test_util.h"
 #include <regex.h>
+#include "die.h"
 #include <sys/klog.h>
 #include <sys/mount.h>
 
@@ -403,4 +404,80 @@ const char *dmesg_splat(char *line, size_t size, bool *known)
 	}
 	regfree(&re);
 	return found;
+}
+
+/*
+ * Free and low watermark in kB of @node's zones that user pages use:
+ * ZONE_DMA's lowmem reserve keeps them out of it.
+ */
+void user_zones_kb(int node, long *free_kb, long *low_kb)
+{
+	char line[256], zone[32];
+	int nid, in_zone = 0;
+	long v;
+	FILE *f = fopen("/proc/zoneinfo", "r");
+
+	*free_kb = *low_kb = 0;
+	if (!f)
+		die("open /proc/zoneinfo");
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Node %d, zone %31s", &nid, zone) == 2)
+			in_zone = nid == node && strcmp(zone, "DMA");
+		else if (in_zone && sscanf(line, " pages free %ld", &v) == 1)
+			*free_kb += v * 4;
+		else if (in_zone && sscanf(line, " low %ld", &v) == 1)
+			*low_kb += v * 4;
+	}
+	fclose(f);
+}
+
+/*
+ * Node 0 filled with memory reclaim cannot free, down to its low
+ * watermark: the first THP faults take what is left above min, and every
+ * local attempt after them must reclaim. Below low the filler, bound to
+ * node 0, would race kswapd and the highatomic reserve into the OOM killer.
+ */
+pid_t start_locked_fill(void)
+{
+	int pipefd[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(pipefd))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		long free_kb, low_kb;
+
+		close(pipefd[0]);
+		if (set_mempolicy_nodes(MPOL_BIND, 1UL << 0))
+			_exit(1);
+		for (;;) {
+			size_t len;
+			char *p;
+
+			user_zones_kb(0, &free_kb, &low_kb);
+			if (free_kb <= low_kb)
+				break;
+			len = free_kb > low_kb + 8192 ? 2 * HPAGE_SIZE : 256 * 1024;
+			p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (p == MAP_FAILED)
+				break;
+			madvise(p, len, MADV_NOHUGEPAGE);
+			if (mlock(p, len))
+				_exit(1);
+		}
+		if (write(pipefd[1], "r", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(pipefd[1]);
+	if (pid < 0 || read(pipefd[0], &c, 1) != 1) {
+		close(pipefd[0]);
+		return -1;
+	}
+	close(pipefd[0]);
+	return pid;
 }

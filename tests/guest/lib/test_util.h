@@ -75,6 +75,13 @@ pid_t start_hog(int node, long free_kb);
 /* Node 0 just above its low watermark: the swap-storm setting. */
 pid_t start_storm_hog(void);
 void stop_hog(pid_t pid);
+/*
+ * Free memory and low watermark of @node's zones that user pages use (not
+ * ZONE_DMA), in kB; node 0 filled with mlocked memory down to its low
+ * watermark, which reclaim cannot free (stop it with stop_hog()).
+ */
+void user_zones_kb(int node, long *free_kb, long *low_kb);
+pid_t start_locked_fill(void);
 /* Whether a swap device is active (the storm needs zram swap). */
 bool swap_active(void);
 
