@@ -193,11 +193,16 @@ static int stats_show(struct seq_file *m, void *v)
 	for (c = 0; c < THPNUMA_NR_COUNTERS; c++)
 		seq_printf(m, " %s", thpnuma_counter_names[c]);
 	seq_putc(m, '\n');
-	for_each_online_node(nid) {
+	for_each_node(nid) {
+		const u64 *row = &snap[nid * THPNUMA_NR_COUNTERS];
+
+		/* A node that went offline keeps its row while it has counts. */
+		if (!node_online(nid) &&
+		    !memchr_inv(row, 0, THPNUMA_NR_COUNTERS * sizeof(*row)))
+			continue;
 		seq_printf(m, "%d", nid);
 		for (c = 0; c < THPNUMA_NR_COUNTERS; c++)
-			seq_printf(m, " %llu",
-				   snap[nid * THPNUMA_NR_COUNTERS + c]);
+			seq_printf(m, " %llu", row[c]);
 		seq_putc(m, '\n');
 	}
 	kfree(snap);
@@ -265,7 +270,8 @@ int thpnuma_debugfs_init(void)
 				    (void *)thpnuma_files[i].data,
 				    thpnuma_files[i].fops);
 
-	for_each_online_node(nid) {
+	/* Every possible node: one brought online later (hot-add) has its files. */
+	for_each_node(nid) {
 		struct dentry *node_dir;
 
 		snprintf(name, sizeof(name), "node%d", nid);
