@@ -252,7 +252,7 @@ static const struct thpnuma_debugfs_file thpnuma_files[] = {
 int thpnuma_debugfs_init(void)
 {
 	char name[32];
-	int i, nid, c, err;
+	int i, nid, c;
 
 	thpnuma_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	if (IS_ERR(thpnuma_dir)) {
@@ -283,15 +283,10 @@ int thpnuma_debugfs_init(void)
 					    (nid * THPNUMA_NR_COUNTERS + c),
 					    &node_counter_fops);
 	}
-	/* The lockdown-proof twins of reset and tasks go with these files. */
-	err = thpnuma_sysfs_init();
-	if (err)
-		debugfs_remove_recursive(thpnuma_dir);
-	return err;
+	return 0;
 }
 
 void thpnuma_debugfs_exit(void)
 {
-	thpnuma_sysfs_exit();
 	debugfs_remove_recursive(thpnuma_dir);
 }

@@ -29,6 +29,9 @@ static int __init thpnuma_init(void)
 	err = thpnuma_debugfs_init();
 	if (err)
 		goto err_hooks;
+	err = thpnuma_sysfs_init();
+	if (err)
+		goto err_debugfs;
 
 	cfg = thpnuma_config_get();
 	pr_info("hooked %s: policy=%s zone_reclaim=%u scope=%s\n",
@@ -36,6 +39,8 @@ static int __init thpnuma_init(void)
 		cfg.zone_reclaim, thpnuma_scope_names[cfg.scope]);
 	return 0;
 
+err_debugfs:
+	thpnuma_debugfs_exit();
 err_hooks:
 	thpnuma_hooks_remove();
 err_probes:
@@ -50,6 +55,7 @@ out:
 
 static void __exit thpnuma_exit(void)
 {
+	thpnuma_sysfs_exit();
 	thpnuma_debugfs_exit();
 	thpnuma_hooks_remove();
 	thpnuma_probes_remove();
