@@ -16,7 +16,7 @@ BUILD := build
 # What the VM guests get in /tests, from tests.mk and workloads.mk.
 GUEST_BIN := $(BUILD)/guest-bin
 
-.PHONY: all module modules userspace install clean check check-host check-dkms \
+.PHONY: all module modules userspace install uninstall clean check check-host check-dkms \
 	check-vm check-vm-new check-stress demo kernels deb check-deb set-version
 
 all: module
@@ -46,6 +46,19 @@ install: module userspace
 		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
 	$(MAKE) -f $(TOP)/Makefile install-userspace
+
+# The reverse of install, without building anything: kbuild may have
+# compressed the module, and newer kbuild installs under /usr/lib/modules.
+UNINSTALL_FILES := $(foreach d,/lib /usr/lib,$(foreach z,.ko .ko.gz .ko.xz .ko.zst,\
+	$(DESTDIR)$(d)/modules/$(KVER)/extra/thpnuma$(z))) \
+	$(DESTDIR)$(PREFIX)/sbin/thpnumactl \
+	$(DESTDIR)$(PREFIX)/share/man/man8/thpnumactl.8 \
+	$(DESTDIR)$(PREFIX)/share/bash-completion/completions/thpnumactl
+
+uninstall:
+	rm -f $(UNINSTALL_FILES)
+	@if [ -z "$(DESTDIR)" ] && [ -d /lib/modules/$(KVER) ]; then \
+		echo "depmod -a $(KVER)"; depmod -a $(KVER); fi
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(TOP)/module clean 2>/dev/null || true

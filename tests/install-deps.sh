@@ -5,7 +5,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernels=$(sed -n 's/^SUPPORTED_KERNELS := //p' "$top/kernels.mk")
 wanted="build-essential pkg-config cpio xz-utils python3 kmod libkmod-dev dkms libnuma-dev
-	qemu-system-x86 busybox-static util-linux debootstrap debhelper dh-dkms lintian"
+	qemu-system-x86 busybox-static util-linux debootstrap debhelper dh-dkms lintian prometheus"
 for k in $kernels; do
 	# The source package brings the kernel's own mm selftests (conformance).
 	wanted="$wanted linux-headers-$k linux-source-$(echo "$k" | cut -d. -f1,2)"

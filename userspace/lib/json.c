@@ -3,18 +3,73 @@
 #include <inttypes.h>
 #include "json.h"
 
-void json_write_string(FILE *out, const char *s)
+/*
+ * Length of the well-formed UTF-8 sequence at @s (RFC 3629: no overlong
+ * forms, no surrogates, nothing above U+10FFFF) and its code point, or 0.
+ */
+static int utf8_sequence(const unsigned char *s, unsigned int *cp)
 {
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	unsigned int c = s[0], min;
+	int len, i;
 
-		if (c == '"' || c == '\\')
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2, min = 0x80, c &= 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3, min = 0x800, c &= 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4, min = 0x10000, c &= 0x07;
+	else
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)	/* also stops at the NUL */
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return len;
+}
+
+/*
+ * ASCII only, so the text is the same in every locale: other characters
+ * as \uXXXX (a surrogate pair above U+FFFF), and each byte that is not
+ * part of well-formed UTF-8 as U+FFFD, so that the document stays valid
+ * JSON whatever the bytes (a process may name itself anything).
+ */
+void json_write_string(FILE *out, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	unsigned int cp;
+	int len;
+
+	fputc('"', out);
+	while (*s) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\') {
 			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
+		} else if (c < 0x20 || c == 0x7f) {
 			fprintf(out, "\\u%04x", c);
-		else
+		} else if (c < 0x80) {
 			fputc(c, out);
+		} else {
+			len = utf8_sequence(s, &cp);
+			if (!len) {
+				fputs("\\ufffd", out);
+				s++;
+				continue;
+			}
+			if (cp >= 0x10000)
+				fprintf(out, "\\u%04x\\u%04x",
+					0xd800 + ((cp - 0x10000) >> 10),
+					0xdc00 + ((cp - 0x10000) & 0x3ff));
+			else
+				fprintf(out, "\\u%04x", cp);
+			s += len;
+			continue;
+		}
+		s++;
 	}
 	fputc('"', out);
 }

@@ -47,7 +47,11 @@ void json_double(struct json_writer *j, const char *key, double val); /* %.3f */
 void json_null(struct json_writer *j, const char *key);
 void json_longs(struct json_writer *j, const char *key, const long *v, int n);
 
-/* @s as a JSON string: quotes, backslashes and control bytes escaped. */
+/*
+ * @s as a JSON string in ASCII: quotes, backslashes and control bytes
+ * escaped, other characters as \uXXXX, and each byte of malformed UTF-8
+ * as U+FFFD (\ufffd).
+ */
 void json_write_string(FILE *out, const char *s);
 
 #endif /* THPNUMA_JSON_H */

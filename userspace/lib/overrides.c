@@ -7,6 +7,7 @@
 #include <string.h>
 #include "json.h"
 #include "overrides.h"
+#include "stats.h"
 #include "text.h"
 
 /* Undo seq_escape()'s \ooo octal escapes; -EINVAL on a bad escape. */
@@ -33,13 +34,32 @@ static int unescape(const char *in, char *out, size_t len)
 	return 0;
 }
 
+/*
+ * Split at spaces and tabs only: seq_escape() escapes those two in a
+ * command name, but not '\r' or other control bytes, which a process may
+ * put in its name and which split_fields() would take for separators.
+ */
+static int split_task_fields(char *line, char **field, int max)
+{
+	char *save = NULL, *tok;
+	int n = 0;
+
+	for (tok = strtok_r(line, " \t", &save); tok;
+	     tok = strtok_r(NULL, " \t", &save)) {
+		if (n == max)
+			return -E2BIG;
+		field[n++] = tok;
+	}
+	return n;
+}
+
 static int parse_task_line(char *line, struct task_entry *t, char *err,
 			   size_t errlen, unsigned int lineno)
 {
 	char *w[4];
 	uint64_t v;
 
-	if (split_fields(line, w, 4) != 4) {
+	if (split_task_fields(line, w, 4) != 4) {
 		set_error(err, errlen, "line %u: expected 4 fields", lineno);
 		return -EINVAL;
 	}
@@ -93,6 +113,36 @@ static int add_task_line(char *line, unsigned int lineno, void *arg)
 	return 0;
 }
 
+/*
+ * for_each_line() without its cut at '\r': only '\n' ends a line (the
+ * module escapes it in names), and only the line's last byte may be a
+ * CRLF's '\r'.
+ */
+static int for_each_task_line(const char *text, struct parse_ctx *ctx)
+{
+	char *copy = strdup(text), *line, *next;
+	unsigned int lineno = 0;
+	size_t len;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (line = copy; line && !ret; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		len = strlen(line);
+		if (len && line[len - 1] == '\r')
+			line[len - 1] = '\0';
+		if (line[strspn(line, " \t")] == '\0')
+			continue;
+		ret = add_task_line(line, lineno, ctx);
+	}
+	free(copy);
+	return ret;
+}
+
 int tasks_parse(const char *text, struct task_list *tl, char *err,
 		size_t errlen)
 {
@@ -101,7 +151,7 @@ int tasks_parse(const char *text, struct task_list *tl, char *err,
 
 	tl->nr = 0;
 	tl->tasks = NULL;
-	ret = for_each_line(text, add_task_line, &ctx);
+	ret = for_each_task_line(text, &ctx);
 	if (ret) {
 		if (ret == -ENOMEM)
 			set_error(err, errlen, "out of memory");
@@ -140,7 +190,7 @@ static void sort_by_pid(const struct task_list *tl)
 
 void tasks_write_table(FILE *out, const struct task_list *tl)
 {
-	char zr[16];
+	char zr[16], comm[4 * sizeof(tl->tasks->comm)];
 
 	sort_by_pid(tl);
 	fprintf(out, "%8s  %-16s  %-18s  %s\n", "PID", "COMMAND", "POLICY",
@@ -152,7 +202,9 @@ void tasks_write_table(FILE *out, const struct task_list *tl)
 			snprintf(zr, sizeof(zr), "global");
 		else
 			snprintf(zr, sizeof(zr), "%d", t->zone_reclaim);
-		fprintf(out, "%8d  %-16s  %-18s  %s\n", t->pid, t->comm,
+		/* The name is the process's own choice: no raw bytes. */
+		escape_text(comm, sizeof(comm), t->comm);
+		fprintf(out, "%8d  %-16s  %-18s  %s\n", t->pid, comm,
 			t->policy, zr);
 	}
 }
@@ -295,4 +347,30 @@ void policies_write_json(FILE *out, const struct policy_table *pt)
 		json_close(&j);
 	}
 	json_end(&j);
+}
+
+void policies_write_prometheus(FILE *out, const struct policy_table *pt)
+{
+	unsigned int i;
+	int c;
+
+	fputs("# HELP thpnuma_policy_tasks Processes with an override to this policy.\n"
+	      "# TYPE thpnuma_policy_tasks gauge\n", out);
+	for (i = 0; i < pt->nr; i++) {
+		fputs("thpnuma_policy_tasks{policy=", out);
+		prometheus_write_label_value(out, pt->rows[i].policy);
+		fprintf(out, "} %" PRIu64 "\n", pt->rows[i].tasks);
+	}
+	for (c = 0; c < THPNUMA_NR_POLICY_COUNTERS; c++) {
+		const char *name = thpnuma_policy_counter_names[c];
+
+		fprintf(out, "# HELP thpnuma_policy_%s_total %s\n", name,
+			thpnuma_policy_counter_help[c]);
+		fprintf(out, "# TYPE thpnuma_policy_%s_total counter\n", name);
+		for (i = 0; i < pt->nr; i++) {
+			fprintf(out, "thpnuma_policy_%s_total{policy=", name);
+			prometheus_write_label_value(out, pt->rows[i].policy);
+			fprintf(out, "} %" PRIu64 "\n", pt->rows[i].counter[c]);
+		}
+	}
 }

@@ -43,6 +43,7 @@ int tasks_parse(const char *text, struct task_list *tl, char *err,
 		size_t errlen);
 void tasks_free(struct task_list *tl);
 const struct task_entry *tasks_find(const struct task_list *tl, int pid);
+/* Command names with non-printable bytes escaped as \ooo (escape_text). */
 void tasks_write_table(FILE *out, const struct task_list *tl);
 void tasks_write_json(FILE *out, const struct task_list *tl);
 
@@ -51,5 +52,7 @@ int policies_parse(const char *text, struct policy_table *pt, char *err,
 void policies_free(struct policy_table *pt);
 void policies_write_table(FILE *out, const struct policy_table *pt);
 void policies_write_json(FILE *out, const struct policy_table *pt);
+/* thpnuma_policy_tasks and thpnuma_policy_<counter>_total{policy=...} */
+void policies_write_prometheus(FILE *out, const struct policy_table *pt);
 
 #endif /* THPNUMACTL_OVERRIDES_H */

@@ -264,10 +264,7 @@ int stats_delta(const struct thpnuma_stats *prev,
 #define LABEL_WIDTH	16
 #define MIN_CELL_WIDTH	15
 
-/*
- * printf pads by bytes; "µ" is two bytes but one column. Pad by
- * characters so the UTF-8 label lines up.
- */
+/* Pads by characters, should a label ever hold UTF-8. */
 static void put_label(FILE *out, const char *label)
 {
 	int chars = 0;
@@ -335,7 +332,7 @@ void stats_write_table(FILE *out, const struct thpnuma_stats *st,
 		[ROW_LOCAL]	= "local %",
 		[ROW_REMOTE]	= "remote %",
 		[ROW_FALLBACK]	= "fallback %",
-		[ROW_ALLOC_US]	= "avg alloc µs",
+		[ROW_ALLOC_US]	= "avg alloc us",
 	};
 	uint64_t total[THPNUMA_NR_COUNTERS];
 	struct derived_stats total_derived;
@@ -439,6 +436,20 @@ void stats_write_json(FILE *out, const struct thpnuma_stats *st)
 	json_object(&j, "total", false);
 	json_counters(&j, total);
 	json_end(&j);
+}
+
+void prometheus_write_label_value(FILE *out, const char *value)
+{
+	fputc('"', out);
+	for (; *value; value++) {
+		if (*value == '\\' || *value == '"')
+			fprintf(out, "\\%c", *value);
+		else if (*value == '\n')
+			fputs("\\n", out);
+		else
+			fputc(*value, out);
+	}
+	fputc('"', out);
 }
 
 void stats_write_prometheus(FILE *out, const struct thpnuma_stats *st)

@@ -64,6 +64,8 @@ void stats_write_table(FILE *out, const struct thpnuma_stats *st,
 		       bool with_total);
 void stats_write_json(FILE *out, const struct thpnuma_stats *st);
 void stats_write_prometheus(FILE *out, const struct thpnuma_stats *st);
+/* @value quoted as a Prometheus label value: \\, \" and \n escaped. */
+void prometheus_write_label_value(FILE *out, const char *value);
 void stats_write_watch_header(FILE *out);
 void stats_write_watch_rows(FILE *out, const char *stamp,
 			    const struct thpnuma_stats *delta);

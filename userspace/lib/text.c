@@ -171,3 +171,23 @@ fail:
 	errno = saved;
 	return NULL;
 }
+
+void escape_text(char *out, size_t len, const char *in)
+{
+	size_t o = 0;
+
+	if (!len)
+		return;
+	for (; *in; in++) {
+		unsigned char c = (unsigned char)*in;
+		int ascii = c >= 0x20 && c < 0x7f && c != '\\';
+
+		if (o + (ascii ? 1 : 4) >= len)
+			break;
+		if (ascii)
+			out[o++] = c;
+		else
+			o += snprintf(out + o, len - o, "\\%03o", c);
+	}
+	out[o] = '\0';
+}

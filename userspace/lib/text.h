@@ -51,6 +51,15 @@ int for_each_line(const char *text,
  */
 int bracketed_choice(const char *text, char *out, size_t len);
 
+/*
+ * Copy @in to @out for a terminal or a table: printable ASCII as is, any
+ * other byte and the backslash as \ooo, as the kernel's seq_escape()
+ * writes them. A control byte then cannot move the cursor or end a row.
+ * Stops before a character that would not fit; @len >= 4 * strlen + 1
+ * holds all of it.
+ */
+void escape_text(char *out, size_t len, const char *in);
+
 /* A whole small file, NUL-terminated and malloc'd; NULL with errno set. */
 char *read_text(const char *path);
 

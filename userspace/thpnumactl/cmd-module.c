@@ -138,15 +138,18 @@ static void print_module_status(void)
 static int do_status(const struct command *cmd, int argc, char *argv[])
 {
 	char path[PATH_MAX], online[256];
+	bool loaded = module_loaded();
 	int ret;
 
 	ret = parse_no_options(cmd, argc, argv, 0);
 	if (ret >= 0)
 		return ret;
-	if (module_loaded())
+	if (loaded)
 		print_module_status();
 	else
 		print_field("module:", "not loaded");
+	/* LSB's "program is not running", as systemctl status says it. */
+	ret = loaded ? EXIT_OK : EXIT_NOT_LOADED;
 	print_sysfs_choice("THP enabled:",
 			   "kernel/mm/transparent_hugepage/enabled");
 	print_sysfs_choice("THP defrag:",
@@ -156,11 +159,11 @@ static int do_status(const struct command *cmd, int argc, char *argv[])
 	sysfs_path(path, sizeof(path), "devices/system/node/online");
 	if (read_line(path, online, sizeof(online))) {
 		print_field("nodes online:", "unknown");
-		return EXIT_OK;
+		return ret;
 	}
 	print_field("nodes online:", online);
 	print_node_memory(online);
-	return EXIT_OK;
+	return ret;
 }
 
 #define KMSG_KEEP 4
@@ -588,7 +591,8 @@ const struct command cmd_status = {
 	"status\n"
 	"Show whether thpnuma is loaded, its version, the kernel it was built\n"
 	"for, the hooked symbol, its settings, the kernel's THP mode and the\n"
-	"free memory of each online node.\n\n"
+	"free memory of each online node. Exit status 0 when thpnuma is\n"
+	"loaded, 3 when it is not (LSB's \"not running\").\n\n"
 	"Example:\n"
 	"  thpnumactl status\n",
 };

@@ -2,11 +2,16 @@
 /* thpnumactl stat and watch: the per-node counters, whole or per interval. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
+#include "overrides.h"
 #include "stats.h"
 #include "thpnumactl.h"
 
@@ -39,6 +44,151 @@ static int parse_node(const char *text, int *node)
 	return 0;
 }
 
+/* Look up @key in the version file's "key value" lines; "unknown" if absent. */
+static void version_field(const char *text, const char *key, char *out,
+			  size_t len)
+{
+	size_t klen = strlen(key);
+	const char *p = text;
+
+	snprintf(out, len, "unknown");
+	while (p && *p) {
+		if (!strncmp(p, key, klen) && p[klen] == ' ') {
+			p += klen + 1;
+			snprintf(out, len, "%.*s", (int)strcspn(p, "\n"), p);
+			return;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+}
+
+/*
+ * thpnuma_info: a constant 1 whose labels say what is running and how it
+ * is set, so dashboards can join on them. Settings come from the module
+ * parameters, which lockdown leaves readable.
+ */
+static void write_info_metric(FILE *out)
+{
+	static const char *const version_keys[] = {
+		"version", "kernel", "hooked_symbol",
+	};
+	char path[PATH_MAX], value[256], *text;
+	unsigned int i;
+
+	debugfs_path(path, sizeof(path), "version");
+	text = read_text(path);
+	fputs("# HELP thpnuma_info thpnuma's version, the kernel it was built for, the hooked symbol and the current settings.\n"
+	      "# TYPE thpnuma_info gauge\n"
+	      "thpnuma_info{", out);
+	for (i = 0; i < ARRAY_SIZE(version_keys); i++) {
+		version_field(text, version_keys[i], value, sizeof(value));
+		fprintf(out, "%s=", version_keys[i]);
+		prometheus_write_label_value(out, value);
+		fputc(',', out);
+	}
+	free(text);
+	for (i = 0; i < THPNUMA_NR_SETTINGS; i++) {
+		const char *name = thpnuma_settings[i].name;
+
+		snprintf(path, sizeof(path), "%s/" PARAMS_DIR "/%s",
+			 sysfs_root(), name);
+		if (read_line(path, value, sizeof(value)))
+			snprintf(value, sizeof(value), "unknown");
+		fprintf(out, "%s%s=", i ? "," : "", name);
+		prometheus_write_label_value(out, value);
+	}
+	fputs("} 1\n", out);
+}
+
+/* Everything --prometheus writes: counters, info, per-policy totals. */
+static int write_prometheus(FILE *out, const struct thpnuma_stats *st)
+{
+	struct policy_table pt;
+	char path[PATH_MAX];
+	int ret;
+
+	stats_write_prometheus(out, st);
+	write_info_metric(out);
+	/* A module older than the policies file has no totals to export. */
+	debugfs_path(path, sizeof(path), "policies");
+	if (access(path, F_OK) && errno == ENOENT)
+		return EXIT_OK;
+	ret = read_policies(&pt);
+	if (ret)
+		return ret;
+	policies_write_prometheus(out, &pt);
+	policies_free(&pt);
+	return EXIT_OK;
+}
+
+/*
+ * --output FILE: write a hidden temporary file in FILE's directory, then
+ * rename it over FILE, so that a reader (node_exporter's textfile
+ * collector reads *.prom) sees the old file or the new one, never half
+ * of one. The temporary's name does not end in .prom.
+ */
+struct output {
+	FILE *f;
+	const char *path;
+	char tmp[PATH_MAX];
+};
+
+static int output_open(struct output *o, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	mode_t mask;
+	int fd;
+
+	o->path = path;
+	if (slash)
+		snprintf(o->tmp, sizeof(o->tmp), "%.*s/.%s.XXXXXX",
+			 (int)(slash - path), path, slash + 1);
+	else
+		snprintf(o->tmp, sizeof(o->tmp), ".%s.XXXXXX", path);
+	fd = mkstemp(o->tmp);
+	if (fd < 0) {
+		error("cannot create a temporary file for %s: %s", path,
+		      strerror(errno));
+		return EXIT_FAIL;
+	}
+	/* mkstemp makes it 0600; the collector runs as another user. */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) || !(o->f = fdopen(fd, "w"))) {
+		error("cannot write %s: %s", o->tmp, strerror(errno));
+		close(fd);
+		unlink(o->tmp);
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+/* Keep the file only if everything reached the disk; @ret: so far. */
+static int output_close(struct output *o, int ret)
+{
+	int err = 0;
+
+	if (fflush(o->f))
+		err = errno;
+	else if (ferror(o->f))
+		err = EIO;
+	else if (fsync(fileno(o->f)))
+		err = errno;
+	if (fclose(o->f) && !err)
+		err = errno;
+	if (!ret && !err && rename(o->tmp, o->path))
+		err = errno;
+	if (!ret && err) {
+		error("cannot write %s: %s", o->path, strerror(err));
+		ret = EXIT_FAIL;
+	}
+	if (ret)
+		unlink(o->tmp);
+	return ret;
+}
+
 static int do_stat(const struct command *cmd, int argc, char *argv[])
 {
 	enum { OPT_JSON = 256, OPT_PROMETHEUS };
@@ -46,16 +196,19 @@ static int do_stat(const struct command *cmd, int argc, char *argv[])
 		{ "node", required_argument, NULL, 'n' },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "prometheus", no_argument, NULL, OPT_PROMETHEUS },
+		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	enum { TABLE, JSON, PROMETHEUS } format = TABLE;
+	struct output o = { .f = stdout };
+	const char *output = NULL;
 	struct thpnuma_stats st;
 	int node = -1;
 	int c, ret;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":n:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":n:o:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			if (parse_node(optarg, &node))
@@ -68,6 +221,11 @@ static int do_stat(const struct command *cmd, int argc, char *argv[])
 				return usage_error(cmd,
 						   "--json and --prometheus exclude each other");
 			format = c == OPT_JSON ? JSON : PROMETHEUS;
+			break;
+		case 'o':
+			if (!*optarg)
+				return usage_error(cmd, "empty --output file name");
+			output = optarg;
 			break;
 		case 'h':
 			show_help(cmd);
@@ -90,14 +248,21 @@ static int do_stat(const struct command *cmd, int argc, char *argv[])
 		stats_free(&st);
 		return EXIT_FAIL;
 	}
-	if (format == JSON)
-		stats_write_json(stdout, &st);
-	else if (format == PROMETHEUS)
-		stats_write_prometheus(stdout, &st);
-	else
-		stats_write_table(stdout, &st, node < 0);
+	/* Only now: a failed read leaves an existing FILE as it was. */
+	if (output)
+		ret = output_open(&o, output);
+	if (!ret) {
+		if (format == JSON)
+			stats_write_json(o.f, &st);
+		else if (format == PROMETHEUS)
+			ret = write_prometheus(o.f, &st);
+		else
+			stats_write_table(o.f, &st, node < 0);
+		if (output)
+			ret = output_close(&o, ret);
+	}
 	stats_free(&st);
-	return EXIT_OK;
+	return ret;
 }
 
 /* volatile sig_atomic_t: what C allows a signal handler to write. */
@@ -121,42 +286,89 @@ static void watch_sleep(double seconds)
 		;
 }
 
+/* vmstat's rule: a header every screenful, 22 rows when not a terminal. */
+static unsigned int watch_height(void)
+{
+	struct winsize ws;
+
+	if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row > 5)
+		return ws.ws_row - 3;
+	return 22;
+}
+
+static int parse_interval(const char *text, double *interval)
+{
+	char *end;
+
+	errno = 0;
+	*interval = strtod(text, &end);
+	return errno || end == text || *end ||
+	       !(*interval >= 0.1 && *interval <= 86400) ? -EINVAL : 0;
+}
+
+static int parse_count(const char *text, unsigned long *count)
+{
+	char *end;
+
+	errno = 0;
+	*count = strtoul(text, &end, 10);
+	return errno || end == text || *end || text[0] == '-' || !*count ?
+	       -EINVAL : 0;
+}
+
+/* One report: its rows, after a header if the screen is full. */
+static void watch_report(const struct thpnuma_stats *delta, bool one_header,
+			 unsigned int *lines)
+{
+	unsigned int rows = delta->nr_nodes + (delta->nr_nodes > 1);
+	char stamp[16];
+	time_t now = time(NULL);
+
+	if (!*lines || (!one_header && *lines + rows > watch_height())) {
+		stats_write_watch_header(stdout);
+		*lines = 1;
+	}
+	strftime(stamp, sizeof(stamp), "%H:%M:%S", localtime(&now));
+	stats_write_watch_rows(stdout, stamp, delta);
+	*lines += rows;
+}
+
 static int do_watch(const struct command *cmd, int argc, char *argv[])
 {
 	static const struct option options[] = {
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'c' },
+		{ "one-header", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	struct thpnuma_stats prev, cur, delta;
 	struct sigaction sa = { .sa_handler = watch_on_signal };
 	unsigned long count = 0, done;
+	unsigned int lines = 0;
+	bool one_header = false, set_i = false, set_c = false;
 	double interval = 1.0;
-	char stamp[16], *end;
-	time_t now;
 	int c, ret;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":i:c:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:c:nh", options, NULL)) != -1) {
 		switch (c) {
 		case 'i':
-			errno = 0;
-			interval = strtod(optarg, &end);
-			if (errno || end == optarg || *end ||
-			    !(interval >= 0.1 && interval <= 86400))
+			if (parse_interval(optarg, &interval))
 				return usage_error(cmd,
 						   "invalid interval '%s' (0.1 to 86400 seconds)",
 						   optarg);
+			set_i = true;
 			break;
 		case 'c':
-			errno = 0;
-			count = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end ||
-			    optarg[0] == '-' || count == 0)
+			if (parse_count(optarg, &count))
 				return usage_error(cmd,
 						   "invalid count '%s' (a positive number)",
 						   optarg);
+			set_c = true;
+			break;
+		case 'n':
+			one_header = true;
 			break;
 		case 'h':
 			show_help(cmd);
@@ -164,6 +376,25 @@ static int do_watch(const struct command *cmd, int argc, char *argv[])
 		default:
 			return option_error(cmd, c, argv);
 		}
+	}
+	/* vmstat's form: watch [INTERVAL [COUNT]]. */
+	if (optind < argc) {
+		if (set_i)
+			return usage_error(cmd, "the interval is given twice");
+		if (parse_interval(argv[optind], &interval))
+			return usage_error(cmd,
+					   "invalid interval '%s' (0.1 to 86400 seconds)",
+					   argv[optind]);
+		optind++;
+	}
+	if (optind < argc) {
+		if (set_c)
+			return usage_error(cmd, "the count is given twice");
+		if (parse_count(argv[optind], &count))
+			return usage_error(cmd,
+					   "invalid count '%s' (a positive number)",
+					   argv[optind]);
+		optind++;
 	}
 	if (optind < argc)
 		return usage_error(cmd, "unexpected argument '%s'",
@@ -180,9 +411,11 @@ static int do_watch(const struct command *cmd, int argc, char *argv[])
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	stats_write_watch_header(stdout);
-	fflush(stdout);
-	for (done = 0; !count || done < count; done++) {
+	/* Like vmstat, the first report covers everything since the load. */
+	watch_report(&prev, one_header, &lines);
+	for (done = 1; !count || done < count; done++) {
+		if (fflush(stdout) || ferror(stdout))
+			break;		/* main() reports the write error */
 		watch_sleep(interval);
 		if (watch_stop)
 			break;
@@ -195,10 +428,7 @@ static int do_watch(const struct command *cmd, int argc, char *argv[])
 			ret = EXIT_FAIL;
 			break;
 		}
-		now = time(NULL);
-		strftime(stamp, sizeof(stamp), "%H:%M:%S", localtime(&now));
-		stats_write_watch_rows(stdout, stamp, &delta);
-		fflush(stdout);
+		watch_report(&delta, one_header, &lines);
 		stats_free(&delta);
 		stats_free(&prev);
 		prev = cur;
@@ -211,29 +441,42 @@ const struct command cmd_stat = {
 	.name = "stat", .run = do_stat,
 	.summary = "per-node counters as a table, JSON or Prometheus",
 	.usage =
-	"stat [-n NODE] [--json | --prometheus]\n"
+	"stat [-n NODE] [--json | --prometheus] [-o FILE]\n"
 	"Counters per node (columns) with a Total column and the local,\n"
-	"remote and fallback shares and average allocation time.\n\n"
-	"  -n, --node NODE   only this node\n"
-	"      --json        one JSON object\n"
-	"      --prometheus  Prometheus text format (node_exporter textfile)\n"
-	"  -h, --help        show this help\n\n"
+	"remote and fallback shares and average allocation time (in\n"
+	"microseconds). --prometheus adds thpnuma_info (version and settings\n"
+	"as labels) and the per-policy totals.\n\n"
+	"  -n, --node NODE    only this node\n"
+	"      --json         one JSON object\n"
+	"      --prometheus   Prometheus text format (node_exporter textfile)\n"
+	"  -o, --output FILE  write FILE atomically: a temporary file in the\n"
+	"                     same directory, renamed over FILE when complete\n"
+	"  -h, --help         show this help\n\n"
+	"Exit status 1 if anything could not be read or written; FILE is\n"
+	"then left as it was.\n\n"
 	"Examples:\n"
 	"  thpnumactl stat\n"
 	"  thpnumactl stat -n 1 --json\n"
-	"  thpnumactl stat --prometheus > /var/lib/node_exporter/thpnuma.prom\n",
+	"  thpnumactl stat --prometheus \\\n"
+	"      -o /var/lib/prometheus/node-exporter/thpnuma.prom\n",
 };
 
 const struct command cmd_watch = {
 	.name = "watch", .run = do_watch,
-	.summary = "per-interval counter deltas until Ctrl-C",
+	.summary = "counters since load, then per interval (like vmstat)",
 	.usage =
-	"watch [-i SECONDS] [-c COUNT]\n"
-	"Print what changed in each interval, one row per node and a total.\n\n"
-	"  -i, --interval SECONDS  time between rows (default 1, min 0.1)\n"
-	"  -c, --count COUNT       stop after COUNT intervals\n"
+	"watch [-n] [INTERVAL [COUNT]]\n"
+	"Like vmstat: the first report counts everything since the module was\n"
+	"loaded (or reset), each later one what changed in the last INTERVAL\n"
+	"seconds (counts per interval, not per second). One row per node and\n"
+	"an \"all\" row; the header is repeated every screenful.\n\n"
+	"  INTERVAL                seconds between reports (default 1, min 0.1)\n"
+	"  COUNT                   stop after COUNT reports (default: Ctrl-C)\n"
+	"  -i, --interval SECONDS  the same as INTERVAL\n"
+	"  -c, --count COUNT       the same as COUNT\n"
+	"  -n, --one-header        print the header once\n"
 	"  -h, --help              show this help\n\n"
 	"Examples:\n"
 	"  thpnumactl watch\n"
-	"  thpnumactl watch -i 5 -c 12\n",
+	"  thpnumactl watch 5 12\n",
 };

@@ -109,7 +109,7 @@ static int read_tasks(struct task_list *tl)
 }
 
 /* The same for the policies file. */
-static int read_policies(struct policy_table *pt)
+int read_policies(struct policy_table *pt)
 {
 	char reason[256], *text;
 	int ret;

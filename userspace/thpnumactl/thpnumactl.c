@@ -4,8 +4,10 @@
  *
  * The dispatcher: each command lives in a cmd-*.c file that ends with its
  * descriptor (name, summary, --help text); this file lists them and picks
- * one. Exit status: 0 success, 1 runtime failure, 2 usage error.
+ * one. Exit status: 0 success, 1 runtime failure (a failed write to
+ * stdout included), 2 usage error; status: 3 when thpnuma is not loaded.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -69,6 +71,26 @@ const struct command cmd_help = {
 	.usage = "help [COMMAND]\n",
 };
 
+/*
+ * Output is buffered: a full disk or a closed pipe shows only when it is
+ * flushed. A script or cron job must see that in the exit status.
+ */
+static int finish_stdout(int ret)
+{
+	bool failed = ferror(stdout);	/* an earlier flush's errno is gone */
+	int err = 0;
+
+	if (fflush(stdout) || fclose(stdout))
+		err = errno;
+	else if (!failed)
+		return ret;
+	if (err)
+		error("write error on standard output: %s", strerror(err));
+	else
+		error("write error on standard output");
+	return ret ? ret : EXIT_FAIL;
+}
+
 int main(int argc, char *argv[])
 {
 	static const struct option options[] = {
@@ -85,10 +107,10 @@ int main(int argc, char *argv[])
 		switch (c) {
 		case 'h':
 			show_overview(stdout);
-			return EXIT_OK;
+			return finish_stdout(EXIT_OK);
 		case 'V':
 			printf(PROG " " THPNUMA_VERSION "\n");
-			return EXIT_OK;
+			return finish_stdout(EXIT_OK);
 		default:
 			if (optopt)
 				error("unknown option '-%c'", optopt);
@@ -109,5 +131,5 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "Try '" PROG " --help'.\n");
 		return EXIT_USAGE;
 	}
-	return cmd->run(cmd, argc - optind, argv + optind);
+	return finish_stdout(cmd->run(cmd, argc - optind, argv + optind));
 }

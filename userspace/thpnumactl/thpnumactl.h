@@ -36,6 +36,7 @@ enum {
 	EXIT_OK		= 0,
 	EXIT_FAIL	= 1,
 	EXIT_USAGE	= 2,
+	EXIT_NOT_LOADED	= 3,	/* status only */
 };
 
 struct command {
@@ -139,5 +140,11 @@ int sysfs_failure(const char *verb, const char *path, int err);
 int read_debugfs(const char *file, char **text);
 /* A debugfs file's contents were not what thpnumactl understands. */
 int debugfs_parse_failure(const char *file, const char *reason);
+
+/* ---- cmd-tasks.c ----------------------------------------------------- */
+
+struct policy_table;
+/* The policies file, parsed; 0 or an exit status after a message. */
+int read_policies(struct policy_table *pt);
 
 #endif /* THPNUMACTL_H */

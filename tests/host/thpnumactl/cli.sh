@@ -179,7 +179,7 @@ mv "$work/reset.saved" "$ctl/reset"
 # ---- stat ----------------------------------------------------------------
 expect 0 "Node 1" "stat shows a table" stat
 expect 0 "Total" "stat has a Total column" stat
-expect 0 "avg alloc µs" "stat has derived rows" stat
+expect 0 "avg alloc us" "stat has derived rows" stat
 run stat
 if grep -q "^local %  *93.46  *-  *93.46$" "$work/out"; then
 	ok "stat: local % per node and total"
@@ -224,11 +224,86 @@ else
 	not_ok "stat -n 0 --json holds node 0 only"
 fi
 run stat --prometheus
+cp "$work/out" "$work/stdout.prom"
 if [ "$rc" -eq 0 ] && python3 "$here/check_prometheus.py" "$work/out" &&
    grep -qx 'thpnuma_thp_local_total{node="0"} 100' "$work/out"; then
 	ok "stat --prometheus is valid exposition text"
 else
 	not_ok "stat --prometheus is valid exposition text"
+fi
+if grep -qx 'thpnuma_info{version="0.1.0",kernel="6.1.0-57-amd64",hooked_symbol="vma_alloc_folio",policy="strict-local",zone_reclaim="3",scope="all"} 1' "$work/out" &&
+   grep -qx '# TYPE thpnuma_info gauge' "$work/out"; then
+	ok "stat --prometheus has thpnuma_info with version and settings"
+else
+	not_ok "stat --prometheus has thpnuma_info with version and settings"
+	grep '^thpnuma_info' "$work/out" | sed 's/^/# /'
+fi
+if grep -qx 'thpnuma_policy_thp_local_total{policy="kernel"} 120' "$work/out" &&
+   grep -qx 'thpnuma_policy_by_override_total{policy="strict-local"} 209' "$work/out" &&
+   grep -qx 'thpnuma_policy_tasks{policy="strict-local"} 1' "$work/out" &&
+   grep -qx '# TYPE thpnuma_policy_thp_remote_total counter' "$work/out" &&
+   grep -q '^# HELP thpnuma_policy_tasks ' "$work/out"; then
+	ok "stat --prometheus has the per-policy totals"
+else
+	not_ok "stat --prometheus has the per-policy totals"
+fi
+# A real parser: promtool, from Debian's prometheus package.
+if command -v promtool > /dev/null; then
+	if promtool check metrics < "$work/out" > "$work/promtool" 2>&1; then
+		ok "promtool check metrics accepts stat --prometheus"
+	else
+		not_ok "promtool check metrics accepts stat --prometheus"
+		sed 's/^/# /' "$work/promtool"
+	fi
+else
+	ok "promtool check metrics # SKIP promtool not installed (apt-get install prometheus)"
+fi
+# A full disk or a closed pipe: the exit status says so.
+for args in "stat --prometheus" "stat --json" "stat" "tasks --json" "status" "--version"; do
+	# shellcheck disable=SC2086
+	"$T" $args > /dev/full 2> "$work/err"
+	rc=$?
+	if [ "$rc" -eq 1 ] && grep -q "write error on standard output" "$work/err"; then
+		ok "$args > /dev/full exits 1"
+	else
+		not_ok "$args > /dev/full exits 1 (rc=$rc)"
+		sed 's/^/# /' "$work/err"
+	fi
+done
+# --output: a temporary file in the same directory, renamed over FILE.
+prom=$work/textfile
+mkdir -p "$prom"
+echo old > "$prom/thpnuma.prom"
+inode=$(stat -c %i "$prom/thpnuma.prom")
+(umask 022 && "$T" stat --prometheus -o "$prom/thpnuma.prom" > "$work/out" 2> "$work/err")
+rc=$?
+if [ "$rc" -eq 0 ] && [ ! -s "$work/out" ] &&
+   cmp -s "$prom/thpnuma.prom" "$work/stdout.prom" &&
+   [ "$(stat -c %i "$prom/thpnuma.prom")" != "$inode" ] &&
+   [ "$(stat -c %a "$prom/thpnuma.prom")" = 644 ] &&
+   [ "$(ls -A "$prom")" = thpnuma.prom ]; then
+	ok "stat -o replaces the file by rename, 0644, no temporary left"
+else
+	not_ok "stat -o replaces the file by rename, 0644, no temporary left (rc=$rc)"
+	ls -lai "$prom" | sed 's/^/# /'
+fi
+cp "$FIXTURES/bad-empty.txt" "$dbg/stats"
+run stat --prometheus -o "$prom/thpnuma.prom"
+if [ "$rc" -eq 1 ] && cmp -s "$prom/thpnuma.prom" "$work/stdout.prom" &&
+   [ "$(ls -A "$prom")" = thpnuma.prom ]; then
+	ok "stat -o leaves FILE as it was when the stats cannot be read"
+else
+	not_ok "stat -o leaves FILE as it was when the stats cannot be read (rc=$rc)"
+fi
+cp "$FIXTURES/good-2node.txt" "$dbg/stats"
+expect 1 "cannot create a temporary file for $work/no/such/dir/t.prom" \
+	"stat -o into a missing directory" stat --prometheus -o "$work/no/such/dir/t.prom"
+expect 2 "empty --output" "stat -o ''" stat -o ""
+(cd "$prom" && "$T" stat --json -o rel.json) && python3 -m json.tool "$prom/rel.json" > /dev/null
+if [ $? -eq 0 ]; then
+	ok "stat --json -o with a relative name"
+else
+	not_ok "stat --json -o with a relative name"
 fi
 for f in bad-non-numeric bad-missing-column bad-empty bad-overflow; do
 	cp "$FIXTURES/$f.txt" "$dbg/stats"
@@ -239,20 +314,56 @@ expect 0 "18446744073709551615" "stat shows 64-bit maxima" stat
 
 # ---- watch ----------------------------------------------------------------
 cp "$FIXTURES/good-2node.txt" "$dbg/stats"
+expect 2 "invalid interval 'x'" "watch x" watch x
+expect 2 "invalid count '0'" "watch 1 0" watch 1 0
+expect 2 "unexpected argument 'more'" "watch 1 2 more" watch 1 2 more
+expect 2 "the interval is given twice" "watch -i 1 2" watch -i 1 2
+expect 2 "the count is given twice" "watch -c 2 1 3" watch -c 2 1 3
 run watch -i 0.1 -c 2
 if [ "$rc" -eq 0 ] && [ "$(grep -c ' all ' "$work/out")" -eq 2 ] &&
    head -1 "$work/out" | grep -q "^time  *node  *local"; then
-	ok "watch -c 2 prints a header and two intervals"
+	ok "watch -c 2 prints a header and two reports"
 else
-	not_ok "watch -c 2 prints a header and two intervals (rc=$rc)"
+	not_ok "watch -c 2 prints a header and two reports (rc=$rc)"
 fi
-"$T" watch -i 5 > "$work/out" 2> "$work/err" &
+# vmstat's form: the first report since load, then per-interval deltas.
+sed 's/^0 100 5 /0 150 5 /' "$FIXTURES/good-2node.txt" > "$work/stats.more"
+"$T" watch 0.6 3 > "$work/out" 2> "$work/err" &
+pid=$!
+sleep 0.3
+cp "$work/stats.more" "$dbg/stats"
+wait $pid
+rc=$?
+rows=$(awk '$2 == "0" { print $3, $4, $5, $6 }' "$work/out" | tr '\n' ,)
+if [ "$rc" -eq 0 ] && [ "$rows" = "100 5 2 7,50 0 0 0,0 0 0 0," ] &&
+   [ "$(grep -c '^time' "$work/out")" -eq 1 ]; then
+	ok "watch 0.6 3: totals since load, then what changed per interval"
+else
+	not_ok "watch 0.6 3: totals since load, then per interval (rc=$rc, node 0 rows '$rows')"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+cp "$FIXTURES/good-2node.txt" "$dbg/stats"
+# Not a terminal: like vmstat, a header every 22 rows (3 rows a report).
+run watch 0.1 9
+if [ "$rc" -eq 0 ] && [ "$(grep -c '^time' "$work/out")" -eq 2 ] &&
+   [ "$(grep -c ' all ' "$work/out")" -eq 9 ]; then
+	ok "watch repeats the header"
+else
+	not_ok "watch repeats the header (rc=$rc)"
+fi
+run watch -n 0.1 9
+if [ "$rc" -eq 0 ] && [ "$(grep -c '^time' "$work/out")" -eq 1 ]; then
+	ok "watch -n prints the header once"
+else
+	not_ok "watch -n prints the header once (rc=$rc)"
+fi
+"$T" watch 5 > "$work/out" 2> "$work/err" &
 pid=$!
 sleep 0.5
 kill -INT $pid
 wait $pid
 rc=$?
-if [ "$rc" -eq 0 ] && grep -q "^time" "$work/out"; then
+if [ "$rc" -eq 0 ] && grep -q "^time" "$work/out" && [ ! -s "$work/err" ]; then
 	ok "watch ends cleanly on SIGINT"
 else
 	not_ok "watch ends cleanly on SIGINT (rc=$rc)"
@@ -385,6 +496,46 @@ else
 	not_ok "run returns the command's exit status (rc=$rc)"
 fi
 expect 127 "cannot run '/nonexistent'" "run a missing command" run -p kernel -- /nonexistent
+# ---- hostile command names ---------------------------------------------------
+# A process names itself (prctl PR_SET_NAME). The module escapes space,
+# tab, newline and backslash as \ooo; any other byte arrives raw.
+printf '%s\n' \
+	'5 a\011b\012\040\040\040\040\040\040\040666\040fake strict-local -' \
+	"$(printf '6 q"\\134x\r\377\200\303( kernel 3')" \
+	"$(printf '7 caf\303\251 kernel -')" > "$dbg/tasks"
+run tasks
+if [ "$rc" -eq 0 ] && [ "$(wc -l < "$work/out")" -eq 4 ] &&
+   [ "$(tr -d '\040-\176\n' < "$work/out" | wc -c)" -eq 0 ] &&
+   grep -qF '       5  a\011b\012       666 fake  strict-local        global' "$work/out" &&
+   grep -qF '       6  q"\134x\015\377\200\303(  kernel              3' "$work/out" &&
+   grep -qF '       7  caf\303\251' "$work/out"; then
+	ok "tasks escapes control and non-ASCII bytes: no forged rows"
+else
+	not_ok "tasks escapes control and non-ASCII bytes: no forged rows (rc=$rc)"
+	sed 's/^/# /' "$work/out"
+fi
+run task 6
+if [ "$rc" -eq 0 ] && [ "$(wc -l < "$work/out")" -eq 2 ] &&
+   grep -qF '       6  q"\134x\015\377\200\303(  kernel' "$work/out"; then
+	ok "task PID escapes the name too"
+else
+	not_ok "task PID escapes the name too (rc=$rc)"
+	sed 's/^/# /' "$work/out"
+fi
+run tasks --json
+if [ "$rc" -eq 0 ] && [ "$(tr -d '\040-\176\n' < "$work/out" | wc -c)" -eq 0 ] &&
+   python3 -m json.tool "$work/out" > /dev/null && python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["tasks"]
+assert t[0]["comm"] == "a\tb\n       666 fake", t[0]
+assert t[1]["comm"] == "q\"\\x\r\ufffd\ufffd\ufffd(", t[1]
+assert t[2]["comm"] == "caf\u00e9", t[2]
+' "$work/out" && { ! command -v jq > /dev/null || jq -e . "$work/out" > /dev/null; }; then
+	ok "tasks --json stays valid ASCII JSON (U+FFFD for malformed UTF-8)"
+else
+	not_ok "tasks --json stays valid ASCII JSON (rc=$rc)"
+	sed 's/^/# /' "$work/out"
+fi
 cp "$work/tasks.saved" "$dbg/tasks"
 expect 0 "by_override" "policies prints the table" policies
 expect 0 "strict-local                    1" "policies shows the override count" policies
@@ -403,9 +554,27 @@ echo "policy tasks thp_local" > "$dbg/policies"
 expect 1 "cannot parse" "policies refuses a garbled file" policies
 cp "$FIXTURES/policies.txt" "$dbg/policies"
 
+# ---- nothing but ASCII, whatever the locale -------------------------------
+nonascii=""
+for args in "stat" "stat --json" "stat --prometheus" "status" "tasks" \
+	"tasks --json" "policies" "watch 0.1 1" "--help"; do
+	# shellcheck disable=SC2086
+	LC_ALL=C "$T" $args > "$work/out" 2>&1
+	[ "$(tr -d '\000-\177' < "$work/out" | wc -c)" -eq 0 ] || nonascii="$nonascii '$args'"
+done
+for c in $("$T" --help | awk '/^Commands:/ { on = 1; next } on && NF { print $1 }'); do
+	LC_ALL=C "$T" "$c" --help > "$work/out" 2>&1
+	[ "$(tr -d '\000-\177' < "$work/out" | wc -c)" -eq 0 ] || nonascii="$nonascii '$c --help'"
+done
+if [ -z "$nonascii" ]; then
+	ok "output and --help texts are ASCII"
+else
+	not_ok "non-ASCII output from:$nonascii"
+fi
+
 # ---- module not loaded ----------------------------------------------------------
 rm "$sys/module/thpnuma/initstate"
-expect 0 "not loaded" "status says not loaded" status
+expect 3 "not loaded" "status says not loaded, exit 3" status
 THPNUMACTL_DEBUGFS=$work/nowhere
 expect 1 "thpnuma is not loaded; load it with: thpnumactl load" \
 	"policy without the module says how to load it" policy

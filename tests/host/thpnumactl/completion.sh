@@ -7,12 +7,28 @@ fails=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
 
+# As bash-completion 2.11's: with -s, "=" does not split words, and a
+# current "--opt=value" becomes prev=--opt, cur=value, split=true.
 _init_completion() {
 	words=("${COMP_WORDS[@]}")
 	cword=$COMP_CWORD
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD - 1]}
+	if [[ $1 == -s ]]; then
+		split=false
+		if [[ $cur == --?*=* ]]; then
+			prev=${cur%%=*}
+			cur=${cur#*=}
+			split=true
+		fi
+	fi
 }
+# A ps that knows init, kthreadd, one kernel thread and one process.
+fake=$(mktemp -d)
+trap 'rm -rf "$fake"' EXIT
+printf '#!/bin/sh\nprintf "    1     0\\n    2     0\\n   33     2\\n  412     1\\n"\n' > "$fake/ps"
+chmod +x "$fake/ps"
+PATH=$fake:$PATH
 _filedir() { COMPREPLY=(FILES); }
 # shellcheck source=/dev/null
 . "$SRC/thpnumactl.bash-completion"
@@ -51,6 +67,28 @@ expect_completion "reclaim,write" thpnumactl zone-reclaim reclaim,w
 expect_completion "--json" thpnumactl stat --j
 expect_completion "--interval" thpnumactl watch --i
 expect_completion "zone-reclaim" thpnumactl help z
+# The bugs of the first-use review (ux-review.md section 3).
+expect_completion "1 412" thpnumactl task ""
+expect_completion "412" thpnumactl task -z 3 4
+expect_completion "412" thpnumactl task -z reclaim 4
+expect_completion "412" thpnumactl task --zone-reclaim=3 4
+expect_completion "strict-local" thpnumactl task -z 3 412 s
+expect_completion "" thpnumactl task 412 kernel ""
+expect_completion "strict-local" thpnumactl load --policy=s
+expect_completion "madvise" thpnumactl load --scope=m
+expect_completion "reclaim,write" thpnumactl load --zone-reclaim=reclaim,w
+expect_completion "local-then-remote" thpnumactl run --policy=l
+expect_completion "" thpnumactl policy strict-local ""
+expect_completion "" thpnumactl scope all ""
+expect_completion "--node --output --help" thpnumactl stat --json -
+expect_completion "--json --prometheus --help" thpnumactl stat --node=1 --output=f --
+expect_completion "" thpnumactl zone-reclaim 3,
+expect_completion "" thpnumactl zone-reclaim none,
+expect_completion "reclaim,write reclaim,swap" thpnumactl zone-reclaim reclaim,
+expect_completion "" thpnumactl zone-reclaim 5 ""
+expect_completion "--one-header" thpnumactl watch --o
+expect_completion "FILES" thpnumactl stat -o ""
+expect_completion "" thpnumactl help stat ""
 
 # Every command the tool lists is completed and documented.
 commands=$("$THPNUMACTL" --help | awk '/^Commands:/ { on = 1; next }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include "kselftest_harness.h"
 #include "json.h"
+#include "overrides.h"
 #include "stats.h"
 #include "text.h"
 
@@ -108,7 +109,7 @@ static void write_table_total(FILE *out, const struct thpnuma_stats *st)
 	stats_write_table(out, st, true);
 }
 
-/* Display width of each line of a table, "µ" counting as one column. */
+/* Display width of each line of a table, in characters. */
 static int table_lines_equal_width(const char *text)
 {
 	int width = -1, cur = 0;
@@ -156,7 +157,7 @@ TEST(good_2node)
 	            d.fallback_pct > 1.86 && d.fallback_pct < 1.87)
 		TH_LOG("local/remote/fallback %% of local+remote+fallback");
 	EXPECT_TRUE(d.avg_alloc_us == 2000.0)
-		TH_LOG("avg alloc µs = alloc_ns / placed / 1000 (got %f)",
+		TH_LOG("avg alloc us = alloc_ns / placed / 1000 (got %f)",
 		       d.avg_alloc_us);
 	stats_derive(st.nodes[1].counter, &d);
 	EXPECT_TRUE(!d.valid)
@@ -167,7 +168,7 @@ TEST(good_2node)
 	            strstr(text, "Total"))
 		TH_LOG("table has node and Total columns");
 	EXPECT_TRUE(strstr(text, "local %") && strstr(text, "remote %") &&
-	            strstr(text, "fallback %") && strstr(text, "avg alloc µs"))
+	            strstr(text, "fallback %") && strstr(text, "avg alloc us"))
 		TH_LOG("table has the derived rows");
 	EXPECT_TRUE(strstr(text, "93.46") && strstr(text, "2000.00"))
 		TH_LOG("table shows the derived values");
@@ -507,6 +508,118 @@ TEST(json_writer_breaks_lines)
 	fclose(mem);
 	EXPECT_STREQ("{\n  \"rows\": [\n    {\"a\": 1, \"b\": 2},\n    {}\n"
 		     "  ],\n  \"total\": {\"a\": 1}\n}\n", text);
+	free(text);
+}
+
+static char *json_string_text(const char *in)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	json_write_string(mem, in);
+	fclose(mem);
+	return text;
+}
+
+/* Every byte a process may put in its name gives valid, ASCII JSON. */
+TEST(json_string_hostile_bytes)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{ "a\tb\nc\r", "\"a\\u0009b\\u000ac\\u000d\"" },
+		{ "q\"b\\", "\"q\\\"b\\\\\"" },
+		{ "\x7f\x01", "\"\\u007f\\u0001\"" },
+		{ "caf\xc3\xa9", "\"caf\\u00e9\"" },		/* UTF-8 e-acute */
+		{ "\xe2\x80\xa6", "\"\\u2026\"" },		/* U+2026 */
+		{ "\xf0\x9f\x98\x80", "\"\\ud83d\\ude00\"" },	/* U+1F600 */
+		{ "\xff", "\"\\ufffd\"" },
+		{ "\x80x", "\"\\ufffdx\"" },			/* lone continuation */
+		{ "\xc3", "\"\\ufffd\"" },			/* cut short */
+		{ "\xc3(", "\"\\ufffd(\"" },
+		{ "\xc0\xaf", "\"\\ufffd\\ufffd\"" },		/* overlong '/' */
+		{ "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"" },	/* surrogate */
+		{ "\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" },
+	};
+	for (unsigned int i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *text = json_string_text(cases[i].in);
+
+		EXPECT_STREQ(cases[i].want, text);
+		free(text);
+	}
+	/* Every byte 0x01-0xff, for run.sh's json.tool. */
+	{
+		char all[256], *text, path[4096];
+		FILE *f;
+
+		for (int b = 1; b < 256; b++)
+			all[b - 1] = (char)b;
+		all[255] = '\0';
+		text = json_string_text(all);
+		for (const char *p = text; *p; p++)
+			EXPECT_TRUE((unsigned char)*p >= 0x20 &&
+				    (unsigned char)*p < 0x7f);
+		snprintf(path, sizeof(path), "%s/every-byte.json",
+			 env_dir("TEST_OUT"));
+		f = fopen(path, "w");
+		ASSERT_NE(NULL, f);
+		fprintf(f, "{\"s\": %s}\n", text);
+		fclose(f);
+		free(text);
+	}
+}
+
+TEST(escape_text_for_tables)
+{
+	char out[64];
+
+	escape_text(out, sizeof(out), "a b\tc\nd\\e\xff\x7f");
+	EXPECT_STREQ("a b\\011c\\012d\\134e\\377\\177", out);
+	escape_text(out, 6, "ab\ncd");		/* \012 does not fit */
+	EXPECT_STREQ("ab", out);
+}
+
+/* The module escapes " \t\n\\"; a raw '\r' or high byte is part of the name. */
+TEST(tasks_parse_hostile_names)
+{
+	struct task_list tl;
+	char err[128], *text = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	ASSERT_EQ(0, tasks_parse("5 a\\011b\\012c\\134\\040d kernel -\n"
+				 "6 x\ry\xff\x80 strict-local 3\n"
+				 "7 \\012412\\040fake\\040kernel kernel -\r\n",
+				 &tl, err, sizeof(err)));
+	ASSERT_EQ(3, tl.nr);
+	EXPECT_STREQ("a\tb\nc\\ d", tl.tasks[0].comm);
+	EXPECT_STREQ("x\ry\xff\x80", tl.tasks[1].comm);
+	EXPECT_STREQ("strict-local", tl.tasks[1].policy);
+	mem = open_memstream(&text, &len);
+	tasks_write_table(mem, &tl);
+	fclose(mem);
+	/* A header and three rows: no name adds a line. */
+	EXPECT_STREQ("     PID  COMMAND           POLICY              ZONE_RECLAIM\n"
+		     "       5  a\\011b\\012c\\134 d  kernel              global\n"
+		     "       6  x\\015y\\377\\200    strict-local        3\n"
+		     "       7  \\012412 fake kernel  kernel              global\n",
+		     text);
+	free(text);
+	tasks_free(&tl);
+	EXPECT_EQ(-EINVAL, tasks_parse("5 a\\9 kernel -\n", &tl, err,
+				       sizeof(err)));
+}
+
+TEST(prometheus_label_values)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	prometheus_write_label_value(mem, "a\"b\\c\nd");
+	fclose(mem);
+	EXPECT_STREQ("\"a\\\"b\\\\c\\nd\"", text);
 	free(text);
 }
 

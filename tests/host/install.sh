@@ -1,0 +1,66 @@
+#!/bin/sh
+# make install, then make uninstall, into a DESTDIR: uninstall removes
+# exactly what install put there and nothing else. Builds the module for
+# the first pinned kernel whose headers are installed, in a copy of the
+# tree (kbuild writes objects next to the sources). Prints TAP lines.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+n=0 fails=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+
+kver=""
+for k in $(sed -n 's/^SUPPORTED_KERNELS := //p' "$top/kernels.mk"); do
+	if [ -d "/lib/modules/$k/build" ]; then
+		kver=$k
+		break
+	fi
+done
+if [ -z "$kver" ]; then
+	echo "ok 1 - make install/uninstall # SKIP no headers for a pinned kernel"
+	exit 0
+fi
+
+mkdir "$work/src"
+cp -r "$top/Makefile" "$top/Kbuild" "$top/version.mk" "$top/kernels.mk" \
+	"$top/module" "$top/userspace" "$work/src/"
+mkdir -p "$work/src/tests"
+cp -r "$top/tests/tests.mk" "$top/tests/include" "$work/src/tests/"
+rm -rf "$work/src/module/"*.o "$work/src/module/"*.ko "$work/src/module/.*.cmd"
+root=$work/root
+# Something install did not put there, which uninstall must leave.
+mkdir -p "$root/lib/modules/$kver/extra"
+echo other > "$root/lib/modules/$kver/extra/other.ko"
+
+if make -s -C "$work/src" install DESTDIR="$root" KVER="$kver" \
+	PREFIX=/usr/local > "$work/log" 2>&1; then
+	ok "make install DESTDIR=... KVER=$kver"
+else
+	not_ok "make install DESTDIR=... KVER=$kver"
+	tail -20 "$work/log" | sed 's/^/# /'
+fi
+(cd "$root" && find . -type f | sort) > "$work/installed"
+for f in "./lib/modules/$kver/extra/thpnuma.ko" ./usr/local/sbin/thpnumactl \
+	./usr/local/share/man/man8/thpnumactl.8 \
+	./usr/local/share/bash-completion/completions/thpnumactl; do
+	if grep -q "^$f" "$work/installed"; then
+		ok "install put ${f#.}"
+	else
+		not_ok "install put ${f#.}"
+	fi
+done
+if make -s -C "$work/src" uninstall DESTDIR="$root" KVER="$kver" \
+	PREFIX=/usr/local > "$work/log" 2>&1; then
+	ok "make uninstall DESTDIR=... KVER=$kver"
+else
+	not_ok "make uninstall DESTDIR=... KVER=$kver"
+	sed 's/^/# /' "$work/log"
+fi
+left=$(cd "$root" && find . -type f | sort | tr '\n' ' ')
+if [ "$left" = "./lib/modules/$kver/extra/other.ko " ]; then
+	ok "uninstall removes what install put, and only that"
+else
+	not_ok "uninstall removes what install put, and only that (left: $left)"
+fi
+[ "$fails" -eq 0 ]
