@@ -293,6 +293,15 @@ static void notrace probe_exit(void *data, THPNUMA_EXIT_PROBE_ARGS(task))
 	spin_unlock(&overrides_lock);
 }
 
+/*
+ * Every control character, space and backslash become \ooo: a name can
+ * neither split its row into fields nor forge another row.
+ */
+static const char comm_escapes[] =
+	"\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f"
+	"\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f"
+	"\x7f \\";
+
 void thpnuma_tasks_show(struct seq_file *m)
 {
 	struct pid_namespace *ns = task_active_pid_ns(current);
@@ -313,7 +322,7 @@ void thpnuma_tasks_show(struct seq_file *m)
 			get_task_comm(comm, task);
 			cfg = thpnuma_config_unpack(READ_ONCE(o->config));
 			seq_printf(m, "%d ", nr);
-			seq_escape(m, comm, " \t\n\\");
+			seq_escape(m, comm, comm_escapes);
 			seq_printf(m, " %s ", thpnuma_policy_names[cfg.policy]);
 			if (cfg.zone_reclaim == THPNUMA_ZR_INHERIT)
 				seq_puts(m, "-\n");

@@ -5,11 +5,28 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernels=$(sed -n 's/^SUPPORTED_KERNELS := //p' "$top/kernels.mk")
 wanted="build-essential pkg-config cpio xz-utils python3 kmod libkmod-dev dkms libnuma-dev
-	qemu-system-x86 busybox-static util-linux debootstrap debhelper dh-dkms lintian prometheus"
+	qemu-system-x86 busybox-static util-linux debootstrap debhelper dh-dkms lintian"
 for k in $kernels; do
 	# The source package brings the kernel's own mm selftests (conformance).
 	wanted="$wanted linux-headers-$k linux-source-$(echo "$k" | cut -d. -f1,2)"
 done
+
+# promtool, the host tests' Prometheus parser, unpacked from Debian's
+# prometheus package into .cache: installing the package would also
+# enable and start a Prometheus server.
+promtool=$top/.cache/promtool/usr/bin/promtool
+if [ ! -x "$promtool" ]; then
+	tmp=$(mktemp -d)
+	chmod 755 "$tmp"	# apt downloads as _apt
+	if (cd "$tmp" && apt-get download -q prometheus); then
+		mkdir -p "$top/.cache/promtool"
+		dpkg-deb --fsys-tarfile "$tmp"/prometheus_*.deb |
+			tar -x -C "$top/.cache/promtool" ./usr/bin/promtool
+	else
+		echo "install-deps: cannot download prometheus: host tests skip promtool" >&2
+	fi
+	rm -rf "$tmp"
+fi
 
 missing=""
 for pkg in $wanted; do

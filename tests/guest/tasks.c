@@ -6,6 +6,7 @@
  */
 #include "test_util.h"
 #include <pthread.h>
+#include <sys/prctl.h>
 #include <stdatomic.h>
 #include "kselftest_harness.h"
 
@@ -587,6 +588,27 @@ TEST_F_TIMEOUT(tasks, write_racing_fork_leaves_one_entry, 600)
 	ASSERT_EQ(0, read_policies(&ps));
 	EXPECT_EQ(1ULL, ps.v[POL_LOCAL_THEN_REMOTE][PC_TASKS] +
 		  ps.v[POL_STRICT_LOCAL][PC_TASKS] + ps.v[POL_KERNEL][PC_TASKS]);
+}
+
+/* A name cannot forge a row: control bytes, space and backslash are \ooo. */
+TEST_F(tasks, hostile_names_are_escaped)
+{
+	char buf[4096];
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_NAME, "a\rb\nc\x1b d\\");
+		for (;;)
+			pause();
+	}
+	ASSERT_LT(0, pid);
+	self->child[self->nr_children++] = pid;
+	usleep(100000);
+	ASSERT_EQ(0, set_override(pid, "strict-local"));
+	ASSERT_LT(0, read_file(TASKS_FILE, buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "a\\015b\\012c\\033\\040d\\134 strict-local"));
+	EXPECT_EQ(1, nr_override_lines());
 }
 
 TEST_F(tasks, malformed_writes_change_nothing)

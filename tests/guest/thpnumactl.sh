@@ -59,7 +59,7 @@ as_nobody() {
 expect "--version" 0 "thpnumactl " --version
 expect "unload when not loaded says so" 1 "thpnuma is not loaded" unload
 expect "policy when not loaded says how to load" 1 "load it with: thpnumactl load" policy
-expect "status when not loaded" 0 "not loaded" status
+expect "status when not loaded: exit 3, like systemctl" 3 "not loaded" status
 expect "loading a non-module file: invalid module format" 1 \
 	"invalid module format" load --module /tests/lib.sh
 # A copy of the module with one letter of its vermagic changed: the kernel
