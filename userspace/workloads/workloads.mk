@@ -3,7 +3,7 @@
 
 WORKLOADS_SRC := $(TOP)/userspace/workloads
 WORKLOADS_BIN := $(BUILD)/workloads
-WORKLOADS := thp-swapstorm thp-remote-latency thp-fault-bench
+WORKLOADS := thp-swapstorm thp-remote-latency thp-fault-bench reclaim-churn
 # The workloads link the userspace library (lib.mk, from userspace.mk).
 WORKLOADS_CFLAGS := $(CFLAGS) $(WARN) -static -I$(USERSPACE_LIB) -I$(TOP)/module
 
