@@ -35,4 +35,4 @@ bench-overhead: deps
 	$(MAKE) -f $(TOP)/Makefile initramfs
 	python3 $(TOP)/bench/run.py --kernels $(SUPPORTED_KERNELS) --jobs 1 \
 		--out $(TOP)/bench/results/overhead --set BENCH_MATRIX=0 \
-		--set BENCH_BASELINES= --set BENCH_ROUNDS=21
+		--set BENCH_BASELINES= --set BENCH_ROUNDS=21 --reclaim-rounds 0
