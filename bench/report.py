@@ -174,6 +174,8 @@ def write_md(docs, path):
            "Emulated NUMA (QEMU TCG, 2 nodes): counts, placements and ratios are comparable; "
            "absolute latencies and remote-access penalties are not.", ""]
     for doc in docs:
+        if not doc["cells"]:
+            continue
         out += ["## %s" % doc["kernel"], "",
                 "%s; guest boot %.0f s; guest settings %s." % (
                     doc["topology"], doc["boot_wall_s"],
@@ -185,8 +187,10 @@ def write_md(docs, path):
         b = baselines(doc)
         if b:
             out += ["Latency baselines (module absent, same boot):", ""] + b + [""]
-    out += ["## Hook overhead (thp-fault-bench, module absent vs `kernel` policy, interleaved in one boot)", ""]
-    out += overhead_lines(docs) + [""]
+    if any(d.get("overhead") for d in docs):
+        out += ["## Hook overhead (thp-fault-bench, module absent vs `kernel` policy, "
+                "interleaved in one boot)", ""]
+        out += overhead_lines(docs) + [""]
     rec = reclaim_lines(docs)
     if rec:
         out += ["## Reclaim without THP faults (reclaim-churn, module absent vs `kernel` "
@@ -265,9 +269,14 @@ def chart(docs, path):
 def write(docs, out_dir):
     write_md(docs, os.path.join(out_dir, "results.md"))
     with open(os.path.join(out_dir, "summary.md"), "w") as f:
-        rec = reclaim_lines(docs)
-        f.write("\n".join(summary(docs) + [""] + overhead_lines(docs) +
-                          ([""] + rec if rec else [])) + "\n")
+        parts = []
+        if any(d["cells"] for d in docs):
+            parts.append(summary(docs))
+        if any(d.get("overhead") for d in docs):
+            parts.append(overhead_lines(docs))
+        if reclaim_lines(docs):
+            parts.append(reclaim_lines(docs))
+        f.write("\n\n".join("\n".join(p) for p in parts) + "\n")
     if any(d["cells"] for d in docs):
         chart(docs, os.path.join(out_dir, "chart.svg"))
 

@@ -281,8 +281,9 @@ def main():
             json.dump(doc, f, indent=1, sort_keys=True)
             f.write("\n")
     report.write(docs, args.out)
-    print("bench: wrote %s/{%s,results.md,chart.svg} in %.0f s"
-          % (args.out, ",".join("%s.json" % d["kernel"] for d in docs), wall))
+    print("bench: wrote %s/{%s,results.md,summary.md%s} in %.0f s"
+          % (args.out, ",".join("%s.json" % d["kernel"] for d in docs),
+             ",chart.svg" if any(d["cells"] for d in docs) else "", wall))
     return 1 if failed else 0
 
 
