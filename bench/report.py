@@ -128,6 +128,44 @@ def overhead_lines(docs):
     return lines
 
 
+RECLAIM_TITLE = {"qemu_cpu_s": "QEMU CPU s (host)", "seconds": "wall s (guest)"}
+
+
+def reclaim_lines(docs):
+    """The reclaim A/B: reclaim-churn, module absent over loaded."""
+    lines = ["| kernel | metric | absent, median (min-max) | `kernel` policy, median (min-max) "
+             "| ratio of medians, absent/loaded | ratio of best runs | per-round ratio, median (min-max) "
+             "| rounds |",
+             "|---|---|--:|--:|--:|--:|--:|--:|"]
+    work, counts = set(), []
+    for doc in docs:
+        o = doc.get("reclaim")
+        if not o:
+            continue
+        work.add(o["workload"])
+        for metric in ("qemu_cpu_s", "seconds"):
+            m = o["metrics"].get(metric)
+            if not m:
+                continue
+            a, k, r = m["absent"], m["kernel"], m["per_round_ratio"]
+            lines.append("| %s | %s | %.2f (%.2f-%.2f) | %.2f (%.2f-%.2f) | %.3f | %.3f "
+                         "| %.3f (%.3f-%.3f) | %d |" % (
+                             doc["kernel"], RECLAIM_TITLE[metric], a["median"], a["min"], a["max"],
+                             k["median"], k["min"], k["max"], m["ratio_of_medians"],
+                             m["ratio_of_best"], r["median"], r["min"], r["max"], r["n"]))
+        c = o["counts"]
+        counts.append("%s: pgscan_kswapd %.0f, pgscan_direct %.0f, memcg pgscan %.0f, "
+                      "pswpout %.0f (medians per run); THP faults %.0f" % (
+                          doc["kernel"], c["pgscan_kswapd"]["median"],
+                          c["pgscan_direct"]["median"], c["memcg_pgscan"]["median"],
+                          c["pswpout"]["median"],
+                          c["thp_fault_alloc"]["max"] + c["thp_fault_fallback"]["max"]))
+    if len(lines) == 2:
+        return []
+    return lines + ["", "Workload: %s; 16c4n boot (4 nodes, 16 vCPUs). Reclaim per run: %s." % (
+        "; ".join(sorted(work)), "; ".join(counts))]
+
+
 def write_md(docs, path):
     out = ["# thpnuma policy benchmark", "",
            "Produced by `%s`, %d s wall for all kernels."
@@ -136,6 +174,8 @@ def write_md(docs, path):
            "Emulated NUMA (QEMU TCG, 2 nodes): counts, placements and ratios are comparable; "
            "absolute latencies and remote-access penalties are not.", ""]
     for doc in docs:
+        if not doc["cells"]:
+            continue
         out += ["## %s" % doc["kernel"], "",
                 "%s; guest boot %.0f s; guest settings %s." % (
                     doc["topology"], doc["boot_wall_s"],
@@ -147,8 +187,14 @@ def write_md(docs, path):
         b = baselines(doc)
         if b:
             out += ["Latency baselines (module absent, same boot):", ""] + b + [""]
-    out += ["## Hook overhead (thp-fault-bench, module absent vs `kernel` policy, interleaved in one boot)", ""]
-    out += overhead_lines(docs) + [""]
+    if any(d.get("overhead") for d in docs):
+        out += ["## Hook overhead (thp-fault-bench, module absent vs `kernel` policy, "
+                "interleaved in one boot)", ""]
+        out += overhead_lines(docs) + [""]
+    rec = reclaim_lines(docs)
+    if rec:
+        out += ["## Reclaim without THP faults (reclaim-churn, module absent vs `kernel` "
+                "policy, interleaved in one 16-vCPU boot)", ""] + rec + [""]
     with open(path, "w") as f:
         f.write("\n".join(out))
 
@@ -223,7 +269,14 @@ def chart(docs, path):
 def write(docs, out_dir):
     write_md(docs, os.path.join(out_dir, "results.md"))
     with open(os.path.join(out_dir, "summary.md"), "w") as f:
-        f.write("\n".join(summary(docs) + [""] + overhead_lines(docs)) + "\n")
+        parts = []
+        if any(d["cells"] for d in docs):
+            parts.append(summary(docs))
+        if any(d.get("overhead") for d in docs):
+            parts.append(overhead_lines(docs))
+        if reclaim_lines(docs):
+            parts.append(reclaim_lines(docs))
+        f.write("\n\n".join("\n".join(p) for p in parts) + "\n")
     if any(d["cells"] for d in docs):
         chart(docs, os.path.join(out_dir, "chart.svg"))
 

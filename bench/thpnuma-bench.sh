@@ -1,7 +1,8 @@
 #!/bin/sh
 # make bench, in the guest: every module state x THP defrag x scenario, then
-# the hook-overhead A/B. Each result is one line "BENCH key=value... {json}"
-# that bench/run.py collects; each step is also a TAP line for the harness.
+# the hook-overhead A/B, then (BENCH_RECLAIM_ROUNDS) the reclaim A/B. Each
+# result is one line "BENCH key=value... {json}" that bench/run.py
+# collects; each step is also a TAP line for the harness.
 . /tests/lib.sh
 [ -f /run.conf ] && . /run.conf
 T=/sys/kernel/mm/transparent_hugepage
@@ -14,6 +15,8 @@ FREE_REGION=${BENCH_FREE_REGION:-128M}
 ACCESSES=${BENCH_ACCESSES:-200000}
 ROUNDS=${BENCH_ROUNDS:-15}
 AB_SECONDS=${BENCH_AB_SECONDS:-2}
+RECLAIM_ROUNDS=${BENCH_RECLAIM_ROUNDS:-0}
+RECLAIM_ARGS=${BENCH_RECLAIM_ARGS:-"--region 1280M --passes 1 --workers 1 --memcg-workers 1 --cpu 0"}
 
 # Module parameters of each state; "absent" means not loaded.
 state_params() {
@@ -111,4 +114,50 @@ while [ "$r" -le "$ROUNDS" ]; do
 	r=$((r + 1))
 done
 enter_state absent
+
+# Reclaim with no THP fault (reclaim-churn: kswapd, direct and memcg
+# reclaim), module absent vs loaded, interleaved the same way. THP is on
+# for everyone; the workload disables it for itself. The @@BENCH-MARK lines
+# let bench/run.py read the QEMU process's CPU time around each run.
+reclaim_cell() {
+	settle
+	echo "@@BENCH-MARK begin reclaim state=$1 round=$2"
+	# shellcheck disable=SC2086
+	if json=$(reclaim-churn $RECLAIM_ARGS --json); then
+		echo "@@BENCH-MARK end reclaim state=$1 round=$2"
+		echo "BENCH reclaim state=$1 round=$2 $json"
+		ok "reclaim state=$1 round=$2"
+	else
+		not_ok "reclaim state=$1 round=$2 (exit $?)"
+	fi
+}
+# The workers (--cpu 0) and node 0's kswapd share CPU 0: under TCG a vCPU
+# spinning on a lock that a descheduled vCPU holds burns up to a whole
+# time slice, which made the run times vary 2x between rounds.
+kswapd0='' kswapd0_mask=''
+if [ "$RECLAIM_ROUNDS" -gt 0 ]; then
+	for p in /proc/[0-9]*; do
+		[ "$(cat "$p/comm" 2>/dev/null)" = kswapd0 ] && kswapd0=${p#/proc/}
+	done
+	echo always > $T/enabled
+	kswapd0_mask=$(taskset -p "$kswapd0" | awk '{ print $NF }')
+	taskset -p 1 "$kswapd0" > /dev/null || diag "kswapd0 not pinned"
+fi
+r=1
+while [ "$r" -le "$RECLAIM_ROUNDS" ]; do
+	if [ $((r % 2)) -eq 1 ]; then order="absent kernel"; else order="kernel absent"; fi
+	for state in $order; do
+		if enter_state "$state"; then
+			reclaim_cell "$state" "$r"
+		else
+			not_ok "module state $state for reclaim round $r"
+		fi
+	done
+	r=$((r + 1))
+done
+if [ -n "$kswapd0_mask" ]; then
+	taskset -p "$kswapd0_mask" "$kswapd0" > /dev/null
+fi
+enter_state absent
+echo madvise > $T/enabled
 tap_done

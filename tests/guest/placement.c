@@ -14,13 +14,59 @@ struct measurement {
 	int nodes;
 	long thp_before[MAX_NODES], thp_after[MAX_NODES];
 	long alloc, fallback, pswpout, compact_stall;	/* vmstat deltas */
+	long scan_direct, scan_kswapd, steal_kswapd;	/* vmstat deltas */
+	long kswapd0[2];	/* pgscan_kswapd, pgsteal_kswapd at the start */
+	long headroom_kb, sreclaimable_kb;	/* node 0, at the start */
 	struct vmstat vm0;
 	struct thpnuma_stats s0, s1;
 };
 
+/*
+ * What node 0 can give without reclaim: in each zone, free pages above the
+ * min watermark (the slow path's), boost left out since it can decay during
+ * the run, plus the per-CPU lists' pages. Counting every zone, also one a
+ * lowmem reserve keeps from user pages, only makes the bound looser.
+ */
+static long node0_headroom_kb(void)
+{
+	long free = 0, boost = 0, min = 0, v, pages = 0;
+	char line[256];
+	int nid, in_node = 0;
+	FILE *f = fopen("/proc/zoneinfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Node %d, zone", &nid) == 1) {
+			if (in_node && free > min - boost)
+				pages += free - (min - boost);
+			in_node = nid == 0;
+			free = boost = min = 0;
+		} else if (!in_node) {
+			continue;
+		} else if (sscanf(line, " pages free %ld", &v) == 1) {
+			free = v;
+		} else if (sscanf(line, " boost %ld", &v) == 1) {
+			boost = v;
+		} else if (sscanf(line, " min %ld", &v) == 1) {
+			min = v;
+		} else if (sscanf(line, " count: %ld", &v) == 1) {
+			pages += v;
+		}
+	}
+	if (in_node && free > min - boost)
+		pages += free - (min - boost);
+	fclose(f);
+	return pages * (BASE_PAGE_SIZE / 1024);
+}
+
 static void measure_begin(struct measurement *m)
 {
 	m->nodes = nr_nodes();
+	m->headroom_kb = node0_headroom_kb();
+	m->sreclaimable_kb = node_meminfo_kb(0, "SReclaimable");
+	m->kswapd0[0] = vmstat_value("pgscan_kswapd");
+	m->kswapd0[1] = vmstat_value("pgsteal_kswapd");
 	node_thps(m->thp_before, m->nodes);
 	read_stats(&m->s0);
 	vmstat_read(&m->vm0);
@@ -38,6 +84,35 @@ static void measure_end(struct measurement *m)
 	m->fallback = d.v[VM_THP_FAULT_FALLBACK];
 	m->pswpout = d.v[VM_PSWPOUT];
 	m->compact_stall = d.v[VM_COMPACT_STALL];
+	m->scan_direct = d.v[VM_PGSCAN_DIRECT];
+	m->scan_kswapd = vmstat_value("pgscan_kswapd") - m->kswapd0[0];
+	m->steal_kswapd = vmstat_value("pgsteal_kswapd") - m->kswapd0[1];
+}
+
+/*
+ * The most THPs node 0 could have given without direct reclaim: its
+ * headroom at the start, what kswapd reclaimed meanwhile (on any node, so
+ * an upper bound) and, if kswapd ran, the slab its shrinkers may have freed.
+ */
+static long local_bound(const struct measurement *m)
+{
+	long kb = m->headroom_kb + m->steal_kswapd * (BASE_PAGE_SIZE / 1024);
+
+	if (m->scan_kswapd > 0)
+		kb += m->sreclaimable_kb;
+	return kb / (HPAGE_SIZE / 1024);
+}
+
+/*
+ * Swap-outs came only from kswapd, which no policy restrains: none at all
+ * if kswapd scanned nothing, and never more than it scanned.
+ */
+static void expect_swap_by_kswapd_only(struct __test_metadata *_metadata,
+				       const struct measurement *m)
+{
+	EXPECT_LE(m->pswpout, m->scan_kswapd);
+	if (!m->scan_kswapd)
+		EXPECT_EQ(0, m->pswpout);
 }
 
 static long placed(const struct measurement *m, int node)
@@ -88,8 +163,11 @@ static void log_measurement(struct __test_metadata *_metadata,
 		       delta(m, n, THPNUMA_THP_FALLBACK), delta(m, n, THPNUMA_THP_REMOTE_IN),
 		       delta(m, n, THPNUMA_PASSTHROUGH), delta(m, n, THPNUMA_COMPACT_STALL),
 		       delta(m, n, THPNUMA_RECLAIM_STALL), delta(m, n, THPNUMA_RECLAIM_PAGES));
-	TH_LOG("vmstat: thp_fault_alloc %ld thp_fault_fallback %ld pswpout %ld compact_stall %ld",
-	       m->alloc, m->fallback, m->pswpout, m->compact_stall);
+	TH_LOG("vmstat: thp_fault_alloc %ld thp_fault_fallback %ld pswpout %ld compact_stall %ld pgscan_direct %ld pgscan_kswapd %ld pgsteal_kswapd %ld",
+	       m->alloc, m->fallback, m->pswpout, m->compact_stall, m->scan_direct,
+	       m->scan_kswapd, m->steal_kswapd);
+	TH_LOG("node0 at start: headroom above min %ld kB, SReclaimable %ld kB; local bound %ld THPs",
+	       m->headroom_kb, m->sreclaimable_kb, local_bound(m));
 }
 
 /* Item 4 of the module issue: the counters equal the kernel's accounting. */
@@ -119,7 +197,7 @@ static void expect_exact(struct __test_metadata *_metadata,
 enum expectation {
 	EXACT_ONLY,
 	NO_REMOTE,		/* strict-local */
-	REMOTE_NO_SWAP,		/* local-then-remote, zone_reclaim=0 */
+	NO_RECLAIM,		/* local-then-remote, zone_reclaim=0 */
 	NO_SWAP,		/* reclaim without swap */
 	SWAPS,			/* reclaim with swap */
 };
@@ -146,7 +224,7 @@ FIXTURE_VARIANT_ADD(storm, strict_local) {
 
 FIXTURE_VARIANT_ADD(storm, local_then_remote_zr0) {
 	.params = "policy=local-then-remote zone_reclaim=0",
-	.expect = REMOTE_NO_SWAP,
+	.expect = NO_RECLAIM,
 };
 
 FIXTURE_VARIANT_ADD(storm, local_then_remote_zr1) {
@@ -204,15 +282,26 @@ TEST_F_TIMEOUT(storm, fault_400m_on_full_node0, 600)
 		EXPECT_EQ(0, remote_placed(&m));
 		EXPECT_EQ(0ULL, delta(&m, 0, THPNUMA_THP_REMOTE));
 		break;
-	case REMOTE_NO_SWAP:
-		EXPECT_EQ(0, m.pswpout);
-		/* Compaction only: no direct reclaim on node 0. */
+	case NO_RECLAIM:
+		/*
+		 * Compaction only: no direct reclaim on node 0, neither in the
+		 * module's count nor in the kernel's (nothing else here
+		 * allocates enough to reclaim directly), so every local THP
+		 * was free memory or kswapd's work, and the rest went remote.
+		 * kswapd is not ours to restrain: the pages it frees (as many
+		 * as a busy host gives it time for) are in the bound.
+		 */
 		EXPECT_EQ(0ULL, delta(&m, 0, THPNUMA_RECLAIM_STALL));
-		EXPECT_GE(remote_placed(&m) * 10, (long)(STORM_REGION / HPAGE_SIZE) * 9)
+		EXPECT_EQ(0, m.scan_direct);
+		expect_swap_by_kswapd_only(_metadata, &m);
+		EXPECT_EQ(0, m.fallback);
+		EXPECT_LE(placed(&m, 0), local_bound(&m));
+		EXPECT_EQ(total - placed(&m, 0), remote_placed(&m))
 			TH_LOG("%ld of %ld THPs remote", remote_placed(&m), total);
 		break;
 	case NO_SWAP:
-		EXPECT_EQ(0, m.pswpout);
+		/* Its direct reclaim lacks __GFP_IO; the kswapd it wakes may swap. */
+		expect_swap_by_kswapd_only(_metadata, &m);
 		break;
 	case SWAPS:
 		EXPECT_LT(0, m.pswpout);

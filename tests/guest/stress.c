@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Concurrency stress: four threads fault and unmap THPs and base pages
+ * Concurrency stress: threads (four, or one per CPU if there are more
+ * CPUs) fault and unmap THPs and base pages
  * while this thread makes random control changes (policy, zone_reclaim,
  * scope, reset) and reads stats, then loads and unloads the module under
  * the same load. Counters must stay monotonic between resets and, over
@@ -15,7 +16,8 @@
 #include <stdatomic.h>
 #include "kselftest.h"
 
-#define NR_FAULTERS	4
+#define MIN_FAULTERS	4
+#define MAX_FAULTERS	256
 #define THP_REGION	(4 * MiB)
 #define BASE_REGION	(256 * 1024)
 #define CHUNK		250	/* changes between exact-consistency checks */
@@ -24,7 +26,8 @@ static const char *const policies[] = { "kernel", "strict-local", "local-then-re
 static const char *const scopes[] = { "all", "madvise" };
 
 static atomic_int pause_req, paused, stop;
-static atomic_ulong rounds[NR_FAULTERS];
+static atomic_ulong rounds[MAX_FAULTERS];
+static int nr_faulters;
 
 static void *faulter(void *arg)
 {
@@ -56,7 +59,7 @@ static void *faulter(void *arg)
 static void faulters_pause(void)
 {
 	atomic_store(&pause_req, 1);
-	while (atomic_load(&paused) < NR_FAULTERS)
+	while (atomic_load(&paused) < nr_faulters)
 		usleep(1000);
 }
 
@@ -71,7 +74,7 @@ static unsigned long total_rounds(void)
 {
 	unsigned long sum = 0;
 
-	for (int i = 0; i < NR_FAULTERS; i++)
+	for (int i = 0; i < nr_faulters; i++)
 		sum += atomic_load(&rounds[i]);
 	return sum;
 }
@@ -236,7 +239,7 @@ int main(void)
 	struct monitor mon = { 0 };
 	struct fault_counts a, b;
 	struct thp_knobs knobs;
-	pthread_t threads[NR_FAULTERS];
+	pthread_t threads[MAX_FAULTERS];
 	struct expect e = { 0, 0, 0 };
 	char params[128], thresh[16] = "10";
 	long slowest = 0;
@@ -245,8 +248,14 @@ int main(void)
 	ksft_print_header();
 	ksft_set_plan(12);
 	prng_seed_from_env("STRESS_SEED");
+	/* A fault in flight on every CPU at once, as on a big machine. */
+	nr_faulters = sysconf(_SC_NPROCESSORS_ONLN);
+	if (nr_faulters < MIN_FAULTERS)
+		nr_faulters = MIN_FAULTERS;
+	if (nr_faulters > MAX_FAULTERS)
+		nr_faulters = MAX_FAULTERS;
 	ksft_print_msg("%ld changes, %ld load/unload cycles, %d faulter threads, %d nodes, %ld cpus\n",
-		 changes, cycles, NR_FAULTERS, nr_nodes(), sysconf(_SC_NPROCESSORS_ONLN));
+		 changes, cycles, nr_faulters, nr_nodes(), sysconf(_SC_NPROCESSORS_ONLN));
 	thp_knobs_save(&knobs);
 	thp_knobs_quiet("madvise", "madvise");
 	/*
@@ -262,7 +271,7 @@ int main(void)
 	ksft_test_result(i == 0, "module loads\n");
 	if (i)
 		ksft_exit_fail();
-	for (long t = 0; t < NR_FAULTERS; t++)
+	for (long t = 0; t < nr_faulters; t++)
 		pthread_create(&threads[t], NULL, faulter, (void *)t);
 
 	/* Phase 1: random changes; every other chunk has no reset. */
@@ -363,7 +372,7 @@ int main(void)
 	       total_rounds() - before);
 
 	atomic_store(&stop, 1);
-	for (int t = 0; t < NR_FAULTERS; t++)
+	for (int t = 0; t < nr_faulters; t++)
 		pthread_join(threads[t], NULL);
 	ksft_test_result(module_unload() == 0 && !module_loaded(), "module unloads at the end\n");
 	thp_knobs_restore(&knobs);

@@ -39,7 +39,12 @@ TOPOLOGIES = {
     "4n": (4, 640),
     # For tests whose footprint must fit on one node (conformance.sh).
     "2n-large": (2, 1536),
+    # Many CPUs per node, as on a real server: concurrency and reclaim
+    # at scale (make check-stress, make bench).
+    "16c4n": (4, 640),
 }
+# vCPUs of a topology, spread evenly over its nodes; default one per node.
+TOPOLOGY_CPUS = {"16c4n": 16}
 
 
 def distance(i, j, nodes):
@@ -120,10 +125,12 @@ def vmlinuz(kver):
 
 def qemu_command(kver, topo, initrd, console_log, results_log, node_mb):
     nodes, default_mb = TOPOLOGIES[topo]
+    cpus = TOPOLOGY_CPUS.get(topo, nodes)
+    per_node = cpus // nodes
     mb = node_mb or int(os.environ.get("THPNUMA_VM_NODE_MB", default_mb))
     cmd = ["qemu-system-x86_64", "-accel", accel(kver), "-cpu", "max",
            "-m", "%dM" % (mb * nodes),
-           "-smp", "%d,sockets=%d,cores=1,threads=1" % (nodes, nodes),
+           "-smp", "%d,sockets=%d,cores=1,threads=1" % (cpus, cpus),
            "-nodefaults", "-display", "none", "-no-reboot",
            "-kernel", vmlinuz(kver), "-initrd", initrd,
            # The stall detectors measure host time: a TCG guest whose
@@ -135,8 +142,10 @@ def qemu_command(kver, topo, initrd, console_log, results_log, node_mb):
                       "rdinit=/init",
            "-serial", "file:" + console_log, "-serial", "file:" + results_log]
     for n in range(nodes):
+        first, last = n * per_node, (n + 1) * per_node - 1
+        cpu_range = str(first) if first == last else "%d-%d" % (first, last)
         cmd += ["-object", "memory-backend-ram,id=m%d,size=%dM" % (n, mb),
-                "-numa", "node,nodeid=%d,cpus=%d,memdev=m%d" % (n, n, n)]
+                "-numa", "node,nodeid=%d,cpus=%s,memdev=m%d" % (n, cpu_range, n)]
     for i in range(nodes):
         for j in range(i + 1, nodes):
             cmd += ["-numa", "dist,src=%d,dst=%d,val=%d" % (i, j, distance(i, j, nodes))]

@@ -3,7 +3,7 @@
 
 WORKLOADS_SRC := $(TOP)/userspace/workloads
 WORKLOADS_BIN := $(BUILD)/workloads
-WORKLOADS := thp-swapstorm thp-remote-latency thp-fault-bench
+WORKLOADS := thp-swapstorm thp-remote-latency thp-fault-bench reclaim-churn
 # The workloads link the userspace library (lib.mk, from userspace.mk).
 WORKLOADS_CFLAGS := $(CFLAGS) $(WARN) -static -I$(USERSPACE_LIB) -I$(TOP)/module
 
@@ -35,4 +35,4 @@ bench-overhead: deps
 	$(MAKE) -f $(TOP)/Makefile initramfs
 	python3 $(TOP)/bench/run.py --kernels $(SUPPORTED_KERNELS) --jobs 1 \
 		--out $(TOP)/bench/results/overhead --set BENCH_MATRIX=0 \
-		--set BENCH_BASELINES= --set BENCH_ROUNDS=21
+		--set BENCH_BASELINES= --set BENCH_ROUNDS=21 --reclaim-rounds 0
