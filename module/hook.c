@@ -617,16 +617,22 @@ static int compact_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 struct reclaim_probe_data {
 	struct inflight_alloc *inflight;
+	int nid;	/* where a call that scans no node counts */
 };
 
 static int reclaim_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct reclaim_probe_data *data = (void *)ri->data;
 
+	nodemask_t *nodemask = (nodemask_t *)thpnuma_arg(regs, 3);
+
 	data->inflight = inflight_find();
 	if (!data->inflight)
 		return 1;
 	data->inflight->reclaim_node = NUMA_NO_NODE;
+	/* The remote attempt's nodemask, or the local attempt's node. */
+	data->nid = nodemask && !nodes_empty(*nodemask) ?
+		    first_node(*nodemask) : data->inflight->node;
 	return 0;
 }
 
@@ -641,11 +647,11 @@ static int reclaim_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 		return 0;
 	/*
 	 * Every call stalls, as the kernel's allocstall counts it; one that
-	 * scanned no node (zones ready for compaction) counts on the
-	 * faulting node.
+	 * scanned no node (zones ready for compaction) counts on the first
+	 * node it could have scanned.
 	 */
 	if (nid == NUMA_NO_NODE)
-		nid = data->inflight->node;
+		nid = data->nid;
 	thpnuma_count(nid, THPNUMA_RECLAIM_STALL, 1);
 	thpnuma_count(nid, THPNUMA_RECLAIM_PAGES, regs_return_value(regs));
 	return 0;
