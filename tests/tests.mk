@@ -34,8 +34,10 @@ guest-bin: $(addprefix $(GUEST_BIN)/,$(basename $(notdir $(GUEST_C)))) guest-thp
 	@mkdir -p $(GUEST_BIN)
 	cp $(GUEST_SH) $(GUEST_BIN)/
 
-.cache/kernels/%/boot/vmlinuz-%:
-	$(TOP)/tests/vm/fetch-kernel.sh $*
+# A pattern's second % is a literal %, so one rule per pinned kernel:
+# .cache/kernels/KVER/boot/vmlinuz-KVER, fetched on a fresh checkout.
+$(foreach k,$(SUPPORTED_KERNELS) $(NEW_KERNELS),.cache/kernels/$(k)/boot/vmlinuz-$(k)): .cache/kernels/%:
+	$(TOP)/tests/vm/fetch-kernel.sh $(firstword $(subst /, ,$*))
 
 TEST_MODULES := warn_on_load ipmodify_owner
 

@@ -26,6 +26,7 @@ fi
 
 cleanup() {
 	umount "$root/proc" 2>/dev/null || true
+	umount "$root/dev/pts" 2>/dev/null || true
 	umount "$root" 2>/dev/null || true
 }
 trap cleanup EXIT
@@ -41,6 +42,7 @@ for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.l
 done
 git -C "$top" archive --prefix=thpnuma/ HEAD | tar -x -C "$root/root"
 mount -t proc proc "$root/proc"
+mount -t devpts -o newinstance devpts "$root/dev/pts"
 
 # The quick start: the first ```sh block of README.md, up to `make demo`.
 mapfile -t cmds < <(awk '/^```sh/ { f = 1; next } f && /^```/ { exit }
