@@ -6,7 +6,9 @@
 # commands of README.md's first sh block up to `make demo`, as written, as
 # root. Boots one VM under TCG (no /dev/kvm in the chroot). Prints each
 # command's wall time, CPU time and the disk it added.
-# usage: tests/bare/check.sh        (root; slow, not part of make check)
+# With --deps, instead of `make demo`: the downloads and installs alone
+# (CPU-light), for demo and then for check, and no VM.
+# usage: tests/bare/check.sh [--deps]   (root; slow, not part of make check)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 base=$top/.cache/chroots/bookworm-minbase
@@ -48,6 +50,10 @@ mount -t devpts -o newinstance devpts "$root/dev/pts"
 mapfile -t cmds < <(awk '/^```sh/ { f = 1; next } f && /^```/ { exit }
 	f { sub(/[ \t]*#.*/, ""); if ($0 != "") print; if ($0 ~ /^make demo/) exit }' \
 	"$root/root/thpnuma/README.md")
+if [ "${1:-}" = --deps ]; then
+	cmds=("${cmds[0]}" "tests/install-deps.sh demo" "tests/install-deps.sh"
+		'for k in $(sed -n "s/^SUPPORTED_KERNELS := //p" kernels.mk); do tests/vm/fetch-kernel.sh $k; done')
+fi
 kib() { du -sk "$run/upper" | cut -f1; }
 rc=0 n=0
 for cmd in "${cmds[@]}"; do
@@ -72,7 +78,7 @@ done
 	du -sh "$root/root/thpnuma" "$root/root/thpnuma/.cache" "$root/root/thpnuma/build" \
 		"$root/var/cache/apt/archives" "$root/var/lib/apt/lists" 2>/dev/null | sed 's/^/bare:   /'
 } | tee -a "$run/logs/summary" >&2
-if [ "$rc" -eq 0 ] && grep -q "^demo done" "$run/logs/$n.log"; then
+if [ "$rc" -eq 0 ] && { [ "${1:-}" = --deps ] || grep -q "^demo done" "$run/logs/$n.log"; }; then
 	echo "bare: ok: README quick start ran on a minimal bookworm" >&2
 else
 	echo "bare: FAILED (logs in $run/logs)" >&2
