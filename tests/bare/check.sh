@@ -75,8 +75,11 @@ for cmd in "${cmds[@]}"; do
 done
 {
 	echo "bare: disk: whole overlay $(( $(kib) / 1024 )) MiB, of which"
-	du -sh "$root/root/thpnuma" "$root/root/thpnuma/.cache" "$root/root/thpnuma/build" \
-		"$root/var/cache/apt/archives" "$root/var/lib/apt/lists" 2>/dev/null | sed 's/^/bare:   /'
+	# One du each: du counts a directory once across its arguments.
+	for d in root/thpnuma root/thpnuma/.cache root/thpnuma/build \
+		var/cache/apt/archives var/lib/apt/lists; do
+		[ -d "$root/$d" ] && echo "bare:   $(du -sh "$root/$d" | cut -f1)	/$d"
+	done
 } | tee -a "$run/logs/summary" >&2
 if [ "$rc" -eq 0 ] && { [ "${1:-}" = --deps ] || grep -q "^demo done" "$run/logs/$n.log"; }; then
 	echo "bare: ok: README quick start ran on a minimal bookworm" >&2
