@@ -59,7 +59,7 @@ $(BUILD)/%/conformance/selftests/LIST: $(TOP)/tests/conformance/build.sh
 # The initramfs is rebuilt every time: it is cheap and its inputs are many.
 # NEW_KERNELS boot without the conformance selftests (not built for them yet).
 .SECONDEXPANSION:
-initramfs-%: .cache/kernels/%/boot/vmlinuz-% $(BUILD)/%/lib/thpnuma.ko $(BUILD)/%/lib/test-modules.stamp guest-bin $$(if $$(filter $$*,$(NEW_KERNELS)),,$(BUILD)/$$*/conformance/selftests/LIST)
+initramfs-%: .cache/kernels/$$*/boot/vmlinuz-$$* $(BUILD)/%/lib/thpnuma.ko $(BUILD)/%/lib/test-modules.stamp guest-bin $$(if $$(filter $$*,$(NEW_KERNELS)),,$(BUILD)/$$*/conformance/selftests/LIST)
 	$(TOP)/tests/vm/mkinitramfs.sh $* $(BUILD)/$*/lib $(GUEST_BIN) $(BUILD)/$*/initramfs.cpio
 
 initramfs: $(addprefix initramfs-,$(SUPPORTED_KERNELS))
