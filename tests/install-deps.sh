@@ -1,15 +1,22 @@
 #!/bin/bash
-# Install, from Debian's apt mirrors, whatever `make demo` and `make check`
-# need and this machine lacks. Needs root only when something is missing.
+# Install, from Debian's apt mirrors, whatever `make check` (or, with
+# "demo", only `make demo`) needs and this machine lacks. Needs root only
+# when something is missing. Needs neither make nor git.
+# usage: install-deps.sh [demo]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernels=$(sed -n 's/^SUPPORTED_KERNELS := //p' "$top/kernels.mk")
-wanted="build-essential pkg-config cpio xz-utils python3 kmod libkmod-dev dkms libnuma-dev
-	qemu-system-x86 busybox-static util-linux debootstrap debhelper dh-dkms lintian"
-for k in $kernels; do
-	# The source package brings the kernel's own mm selftests (conformance).
-	wanted="$wanted linux-headers-$k linux-source-$(echo "$k" | cut -d. -f1,2)"
-done
+# make demo: the module for its kernel (the first), thpnumactl, one static
+# guest program, the initramfs and QEMU.
+wanted="build-essential pkg-config cpio xz-utils python3 kmod libkmod-dev
+	qemu-system-x86 busybox-static linux-headers-${kernels%% *}"
+if [ "${1:-}" != demo ]; then
+	wanted="$wanted dkms libnuma-dev util-linux debootstrap debhelper dh-dkms lintian"
+	for k in $kernels; do
+		# The source package brings the kernel's own mm selftests (conformance).
+		wanted="$wanted linux-headers-$k linux-source-$(echo "$k" | cut -d. -f1,2)"
+	done
+fi
 
 # promtool, the host tests' Prometheus parser, unpacked from Debian's
 # prometheus package into .cache: installing the package would also

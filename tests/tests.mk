@@ -17,7 +17,7 @@ GUEST_LIBS = $(GUEST)/lib/test_util.c $(USERSPACE_LIB_SRCS)
 GUEST_HDRS = $(wildcard $(TOP)/tests/include/*.h $(GUEST)/lib/*.h $(TOP)/module/*.h) \
 	$(USERSPACE_LIB_HDRS)
 
-.PHONY: deps guest-bin initramfs check-host check-dkms check-dkms-new check-vm check-vm-new check-stress demo
+.PHONY: deps deps-demo demo-initramfs guest-bin initramfs check-host check-dkms check-dkms-new check-vm check-vm-new check-stress demo
 
 deps:
 	$(TOP)/tests/install-deps.sh
@@ -34,8 +34,10 @@ guest-bin: $(addprefix $(GUEST_BIN)/,$(basename $(notdir $(GUEST_C)))) guest-thp
 	@mkdir -p $(GUEST_BIN)
 	cp $(GUEST_SH) $(GUEST_BIN)/
 
-.cache/kernels/%/boot/vmlinuz-%:
-	$(TOP)/tests/vm/fetch-kernel.sh $*
+# A pattern's second % is a literal %, so one rule per pinned kernel:
+# .cache/kernels/KVER/boot/vmlinuz-KVER, fetched on a fresh checkout.
+$(foreach k,$(SUPPORTED_KERNELS) $(NEW_KERNELS),.cache/kernels/$(k)/boot/vmlinuz-$(k)): .cache/kernels/%:
+	$(TOP)/tests/vm/fetch-kernel.sh $(firstword $(subst /, ,$*))
 
 TEST_MODULES := warn_on_load ipmodify_owner
 
@@ -57,7 +59,7 @@ $(BUILD)/%/conformance/selftests/LIST: $(TOP)/tests/conformance/build.sh
 # The initramfs is rebuilt every time: it is cheap and its inputs are many.
 # NEW_KERNELS boot without the conformance selftests (not built for them yet).
 .SECONDEXPANSION:
-initramfs-%: .cache/kernels/%/boot/vmlinuz-% $(BUILD)/%/lib/thpnuma.ko $(BUILD)/%/lib/test-modules.stamp guest-bin $$(if $$(filter $$*,$(NEW_KERNELS)),,$(BUILD)/$$*/conformance/selftests/LIST)
+initramfs-%: .cache/kernels/$$*/boot/vmlinuz-$$* $(BUILD)/%/lib/thpnuma.ko $(BUILD)/%/lib/test-modules.stamp guest-bin $$(if $$(filter $$*,$(NEW_KERNELS)),,$(BUILD)/$$*/conformance/selftests/LIST)
 	$(TOP)/tests/vm/mkinitramfs.sh $* $(BUILD)/$*/lib $(GUEST_BIN) $(BUILD)/$*/initramfs.cpio
 
 initramfs: $(addprefix initramfs-,$(SUPPORTED_KERNELS))
@@ -87,9 +89,31 @@ check-dkms:
 check-dkms-new:
 	$(TOP)/tests/vm/chroot-dkms.sh $(NEW_KERNELS)
 
-demo: deps
-	$(MAKE) -f $(TOP)/Makefile initramfs-$(firstword $(SUPPORTED_KERNELS))
-	python3 $(TOP)/tests/vm/demo.py $(firstword $(SUPPORTED_KERNELS))
+# make demo builds and installs only what its one boot runs: the module
+# for the first pinned kernel, thpnumactl, demo.sh and thp-demo, in an
+# initramfs of their own (build/demo; make check's stays as it is).
+DEMO_KERNEL := $(firstword $(SUPPORTED_KERNELS))
+DEMO := $(BUILD)/demo
+
+deps-demo:
+	$(TOP)/tests/install-deps.sh demo
+
+$(DEMO)/lib/thpnuma.ko: $(BUILD)/$(DEMO_KERNEL)/thpnuma.ko
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+# Recursive, as for make check: the packages are installed by then, so
+# make reads pkg-config's flags for libkmod.
+demo: deps-demo
+	$(MAKE) -f $(TOP)/Makefile demo-initramfs
+	python3 $(TOP)/tests/vm/demo.py $(DEMO_KERNEL)
+
+demo-initramfs: .cache/kernels/$(DEMO_KERNEL)/boot/vmlinuz-$(DEMO_KERNEL) \
+		$(DEMO)/lib/thpnuma.ko $(GUEST_BIN)/thp-demo $(THPNUMACTL)
+	rm -rf $(DEMO)/bin && mkdir -p $(DEMO)/bin $(DEMO)/$(DEMO_KERNEL)
+	cp $(GUEST)/demo.sh $(GUEST)/lib/lib.sh $(GUEST_BIN)/thp-demo $(THPNUMACTL) $(DEMO)/bin/
+	$(TOP)/tests/vm/mkinitramfs.sh $(DEMO_KERNEL) $(DEMO)/lib $(DEMO)/bin \
+		$(DEMO)/$(DEMO_KERNEL)/initramfs.cpio
 
 check: deps
 	$(MAKE) -f $(TOP)/Makefile initramfs
