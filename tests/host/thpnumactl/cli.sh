@@ -362,10 +362,19 @@ else
 fi
 "$T" watch 5 > "$work/out" 2> "$work/err" &
 pid=$!
-sleep 0.5
+# Signal only after the first report: its handler is in place by then.
+# Until then the SIGINT a non-interactive shell's background job starts
+# with ignored would be lost, and watch would run on.
+for i in $(seq 100); do
+	grep -q "^time" "$work/out" && break
+	sleep 0.1
+done
 kill -INT $pid
+( sleep 10; kill -KILL $pid 2> /dev/null ) &
+guard=$!
 wait $pid
 rc=$?
+kill $guard 2> /dev/null
 if [ "$rc" -eq 0 ] && grep -q "^time" "$work/out" && [ ! -s "$work/err" ]; then
 	ok "watch ends cleanly on SIGINT"
 else
