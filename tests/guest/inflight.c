@@ -61,16 +61,6 @@ static long allocstall(void)
 	return sum;
 }
 
-static uint64_t sum_nodes(const struct thpnuma_stats *a,
-			  const struct thpnuma_stats *b, int c)
-{
-	uint64_t sum = 0;
-
-	for (int n = 0; n < nr_nodes(); n++)
-		sum += stat_delta(a, b, n, c);
-	return sum;
-}
-
 static void run(const char *policy)
 {
 	struct thpnuma_stats a = { 0 }, b = { 0 };
@@ -112,9 +102,9 @@ static void run(const char *policy)
 		pthread_join(tid[i], &maps[i]);
 	read_stats(&b);
 
-	local = sum_nodes(&a, &b, THPNUMA_THP_LOCAL);
-	remote = sum_nodes(&a, &b, THPNUMA_THP_REMOTE);
-	fallback = sum_nodes(&a, &b, THPNUMA_THP_FALLBACK);
+	local = stat_delta_all(&a, &b, THPNUMA_THP_LOCAL);
+	remote = stat_delta_all(&a, &b, THPNUMA_THP_REMOTE);
+	fallback = stat_delta_all(&a, &b, THPNUMA_THP_FALLBACK);
 	stall = stat_delta(&a, &b, 0, THPNUMA_RECLAIM_STALL);
 	alloc0 = vmstat_value("thp_fault_alloc") - alloc0;
 	fallback0 = vmstat_value("thp_fault_fallback") - fallback0;
@@ -134,7 +124,7 @@ static void run(const char *policy)
 	ksft_test_result(stall >= remote + fallback,
 			 "%s: every fault not placed locally reclaimed on node 0 first (%" PRIu64 " >= %" PRIu64 ")\n",
 			 policy, stall, remote + fallback);
-	ksft_test_result(sum_nodes(&a, &b, THPNUMA_RECLAIM_STALL) <= (uint64_t)stall0,
+	ksft_test_result(stat_delta_all(&a, &b, THPNUMA_RECLAIM_STALL) <= (uint64_t)stall0,
 			 "%s: reclaim_stall within the kernel's allocstall\n", policy);
 	ksft_test_result(read_probe_missed() == missed0,
 			 "%s: probe_missed unchanged (%ld)\n", policy, read_probe_missed());

@@ -62,16 +62,6 @@ static int fault_in_memcg(void)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-static uint64_t sum_nodes(const struct thpnuma_stats *a,
-			  const struct thpnuma_stats *b, int c)
-{
-	uint64_t sum = 0;
-
-	for (int n = 0; n < nr_nodes(); n++)
-		sum += stat_delta(a, b, n, c);
-	return sum;
-}
-
 static void run(const char *policy)
 {
 	struct thpnuma_stats a = { 0 }, b = { 0 };
@@ -94,9 +84,9 @@ static void run(const char *policy)
 	alloc = vmstat_value("thp_fault_alloc") - alloc;
 	fallback = vmstat_value("thp_fault_fallback") - fallback;
 	charge = vmstat_value("thp_fault_fallback_charge") - charge;
-	placed = sum_nodes(&a, &b, THPNUMA_THP_LOCAL) +
-		 sum_nodes(&a, &b, THPNUMA_THP_REMOTE);
-	fell_back = sum_nodes(&a, &b, THPNUMA_THP_FALLBACK);
+	placed = stat_delta_all(&a, &b, THPNUMA_THP_LOCAL) +
+		 stat_delta_all(&a, &b, THPNUMA_THP_REMOTE);
+	fell_back = stat_delta_all(&a, &b, THPNUMA_THP_FALLBACK);
 	ksft_print_msg("%s: module placed %" PRIu64 " fell back %" PRIu64
 		       "; kernel thp_fault_alloc +%ld thp_fault_fallback +%ld thp_fault_fallback_charge +%ld\n",
 		       policy, placed, fell_back, alloc, fallback, charge);

@@ -13,21 +13,6 @@ err=/tmp/thpnumactl.err
 
 tap_plan 51
 
-run() { "$T" "$@" > $out 2> $err; rc=$?; }
-
-# expect NAME RC TEXT ARGS...: exit status RC and TEXT in the output.
-expect() {
-	_name=$1 _rc=$2 _text=$3
-	shift 3
-	run "$@"
-	if [ "$rc" -eq "$_rc" ] && cat $out $err | grep -qF -- "$_text"; then
-		ok "$_name"
-	else
-		not_ok "$_name"
-		diag "rc=$rc, wanted $_rc and '$_text'"
-		cat $out $err | sed 's/^/# /'
-	fi
-}
 
 # The JSON line thpnumactl should print for each row of the stats file.
 expected_json_rows() {

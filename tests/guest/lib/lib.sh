@@ -31,3 +31,21 @@ stats_sum() {
 			next }
 		{ for (i in use) s += $i } END { if (NR && !bad) print s + 0 }' $THPNUMA_DIR/stats
 }
+
+# The CLI tests: run thpnumactl ($T) ARGS..., its output in $out and $err
+# (set by the test), its exit status in $rc.
+run() { "$T" "$@" > $out 2> $err; rc=$?; }
+
+# expect NAME RC TEXT ARGS...: exit status RC and TEXT in the output.
+expect() {
+	_name=$1 _rc=$2 _text=$3
+	shift 3
+	run "$@"
+	if [ "$rc" -eq "$_rc" ] && cat $out $err | grep -qF -- "$_text"; then
+		ok "$_name"
+	else
+		not_ok "$_name"
+		diag "rc=$rc, wanted $_rc and '$_text'"
+		cat $out $err | sed 's/^/# /'
+	fi
+}

@@ -110,6 +110,16 @@ uint64_t stat_delta(const struct thpnuma_stats *a, const struct thpnuma_stats *b
 	return stat_of(b, node, c) - stat_of(a, node, c);
 }
 
+uint64_t stat_delta_all(const struct thpnuma_stats *a,
+			const struct thpnuma_stats *b, int c)
+{
+	uint64_t sum = 0;
+
+	for (int n = 0; n < nr_nodes(); n++)
+		sum += stat_delta(a, b, n, c);
+	return sum;
+}
+
 int module_load(const char *params)
 {
 	int fd = open(THPNUMA_KO, O_RDONLY | O_CLOEXEC);

@@ -56,6 +56,9 @@ int read_stats(struct thpnuma_stats *st);
 uint64_t stat_of(const struct thpnuma_stats *st, int node, int c);
 uint64_t stat_delta(const struct thpnuma_stats *a, const struct thpnuma_stats *b,
 		    int node, int c);
+/* Counter @c's delta summed over every node. */
+uint64_t stat_delta_all(const struct thpnuma_stats *a,
+			const struct thpnuma_stats *b, int c);
 
 /* The module: finit_module/delete_module; 0 or -errno. */
 /* The version file's probe_missed count; -1 if there is no such line. */
