@@ -34,32 +34,17 @@ static int unescape(const char *in, char *out, size_t len)
 	return 0;
 }
 
-/*
- * Split at spaces and tabs only: seq_escape() escapes those two in a
- * command name, but not '\r' or other control bytes, which a process may
- * put in its name and which split_fields() would take for separators.
- */
-static int split_task_fields(char *line, char **field, int max)
-{
-	char *save = NULL, *tok;
-	int n = 0;
-
-	for (tok = strtok_r(line, " \t", &save); tok;
-	     tok = strtok_r(NULL, " \t", &save)) {
-		if (n == max)
-			return -E2BIG;
-		field[n++] = tok;
-	}
-	return n;
-}
-
 static int parse_task_line(char *line, struct task_entry *t, char *err,
 			   size_t errlen, unsigned int lineno)
 {
 	char *w[4];
 	uint64_t v;
 
-	if (split_task_fields(line, w, 4) != 4) {
+	/*
+	 * Spaces and tabs only: older modules escaped nothing but space, tab,
+	 * newline and backslash, so a command name can hold a raw '\r'.
+	 */
+	if (split_fields_at(line, " \t", w, 4) != 4) {
 		set_error(err, errlen, "line %u: expected 4 fields", lineno);
 		return -EINVAL;
 	}

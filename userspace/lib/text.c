@@ -70,18 +70,23 @@ size_t parse_size(const char *s)
 	return *end ? 0 : v;
 }
 
-int split_fields(char *line, char **field, int max)
+int split_fields_at(char *line, const char *seps, char **field, int max)
 {
 	char *save = NULL, *tok;
 	int n = 0;
 
-	for (tok = strtok_r(line, " \t\r", &save); tok;
-	     tok = strtok_r(NULL, " \t\r", &save)) {
+	for (tok = strtok_r(line, seps, &save); tok;
+	     tok = strtok_r(NULL, seps, &save)) {
 		if (n == max)
 			return -E2BIG;
 		field[n++] = tok;
 	}
 	return n;
+}
+
+int split_fields(char *line, char **field, int max)
+{
+	return split_fields_at(line, " \t\r", field, max);
 }
 
 int for_each_line(const char *text,

@@ -35,6 +35,8 @@ size_t parse_size(const char *s);
  * number of fields, or -E2BIG if there are more than @max.
  */
 int split_fields(char *line, char **field, int max);
+/* The same, at any of the characters in @seps. */
+int split_fields_at(char *line, const char *seps, char **field, int max);
 
 /*
  * Call @fn on each non-blank line of a copy of @text, with its 1-based
