@@ -161,7 +161,11 @@ void touch_region(char *p, size_t size)
 		p[off] = 1;
 }
 
-pid_t start_hog(int node, long free_kb)
+/*
+ * A child bound to @node runs @fill(@arg), tells us it is done, then holds
+ * what it allocated until it is killed. Its pid, or -1.
+ */
+static pid_t start_holder(int node, void (*fill)(int node, long arg), long arg)
 {
 	int pipefd[2];
 	pid_t pid;
@@ -171,21 +175,10 @@ pid_t start_hog(int node, long free_kb)
 		return -1;
 	pid = fork();
 	if (pid == 0) {
-		const size_t chunk = 4 * MiB;
-
 		close(pipefd[0]);
 		if (set_mempolicy_nodes(MPOL_BIND, 1UL << node))
 			_exit(1);
-		while (node_meminfo_kb(node, "MemFree") > free_kb + 4096) {
-			char *p = mmap(NULL, chunk, PROT_READ | PROT_WRITE,
-				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-			if (p == MAP_FAILED)
-				break;
-			madvise(p, chunk, MADV_NOHUGEPAGE);
-			/* Same-filled pages: zram stores them almost for free. */
-			memset(p, 0x5a, chunk);
-		}
+		fill(node, arg);
 		if (write(pipefd[1], "r", 1) != 1)
 			_exit(1);
 		for (;;)
@@ -198,6 +191,27 @@ pid_t start_hog(int node, long free_kb)
 	}
 	close(pipefd[0]);
 	return pid;
+}
+
+static void fill_to_free_kb(int node, long free_kb)
+{
+	const size_t chunk = 4 * MiB;
+
+	while (node_meminfo_kb(node, "MemFree") > free_kb + 4096) {
+		char *p = mmap(NULL, chunk, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			break;
+		madvise(p, chunk, MADV_NOHUGEPAGE);
+		/* Same-filled pages: zram stores them almost for free. */
+		memset(p, 0x5a, chunk);
+	}
+}
+
+pid_t start_hog(int node, long free_kb)
+{
+	return start_holder(node, fill_to_free_kb, free_kb);
 }
 
 /*
@@ -447,47 +461,29 @@ void user_zones_kb(int node, long *free_kb, long *low_kb)
  * local attempt after them must reclaim. Below low the filler, bound to
  * node 0, would race kswapd and the highatomic reserve into the OOM killer.
  */
+static void fill_locked_to_low(int node, long unused)
+{
+	long free_kb, low_kb;
+
+	for (;;) {
+		size_t len;
+		char *p;
+
+		user_zones_kb(node, &free_kb, &low_kb);
+		if (free_kb <= low_kb)
+			break;
+		len = free_kb > low_kb + 8192 ? 2 * HPAGE_SIZE : 256 * 1024;
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			break;
+		madvise(p, len, MADV_NOHUGEPAGE);
+		if (mlock(p, len))
+			_exit(1);
+	}
+}
+
 pid_t start_locked_fill(void)
 {
-	int pipefd[2];
-	pid_t pid;
-	char c;
-
-	if (pipe(pipefd))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		long free_kb, low_kb;
-
-		close(pipefd[0]);
-		if (set_mempolicy_nodes(MPOL_BIND, 1UL << 0))
-			_exit(1);
-		for (;;) {
-			size_t len;
-			char *p;
-
-			user_zones_kb(0, &free_kb, &low_kb);
-			if (free_kb <= low_kb)
-				break;
-			len = free_kb > low_kb + 8192 ? 2 * HPAGE_SIZE : 256 * 1024;
-			p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-			if (p == MAP_FAILED)
-				break;
-			madvise(p, len, MADV_NOHUGEPAGE);
-			if (mlock(p, len))
-				_exit(1);
-		}
-		if (write(pipefd[1], "r", 1) != 1)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	close(pipefd[1]);
-	if (pid < 0 || read(pipefd[0], &c, 1) != 1) {
-		close(pipefd[0]);
-		return -1;
-	}
-	close(pipefd[0]);
-	return pid;
+	return start_holder(0, fill_locked_to_low, 0);
 }
