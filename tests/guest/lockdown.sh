@@ -159,19 +159,22 @@ reclaim_round() {
 expect "policy local-then-remote (for zone_reclaim)" 0 local-then-remote policy local-then-remote
 expect "zone-reclaim none" 0 "0 (none)" zone-reclaim none
 reclaim_round
-if [ "$demo_rc" -eq 0 ] && [ "$stalls" -eq 0 ] && [ "${swapped:-1}" -eq 0 ]; then
-	ok "zone_reclaim 0: no direct reclaim on node 0, no swap"
+# What the setting decides is whether node 0 reclaims directly; kswapd,
+# which it does not restrain, may swap, and direct reclaim may find clean
+# pages to drop instead of swapping: swap-outs are logged, not asserted.
+if [ "$demo_rc" -eq 0 ] && [ "$stalls" -eq 0 ]; then
+	ok "zone_reclaim 0: no direct reclaim on node 0"
 else
-	not_ok "zone_reclaim 0: no direct reclaim on node 0, no swap (rc=$demo_rc)"
+	not_ok "zone_reclaim 0: no direct reclaim on node 0 (rc=$demo_rc)"
 	sed 's/^/# /' /tmp/demo.out
 fi
 expect "zone-reclaim reclaim,swap" 0 "5 (reclaim,swap)" zone-reclaim reclaim,swap
 check "the parameter reads 5" grep -qx 5 $P/zone_reclaim
 reclaim_round
-if [ "$demo_rc" -eq 0 ] && [ "$stalls" -gt 0 ] && [ "${swapped:-0}" -gt 0 ]; then
-	ok "zone_reclaim 5: node 0 reclaims and swaps before going remote"
+if [ "$demo_rc" -eq 0 ] && [ "$stalls" -gt 0 ]; then
+	ok "zone_reclaim 5: node 0 reclaims before going remote"
 else
-	not_ok "zone_reclaim 5: node 0 reclaims and swaps before going remote (rc=$demo_rc)"
+	not_ok "zone_reclaim 5: node 0 reclaims before going remote (rc=$demo_rc)"
 	sed 's/^/# /' /tmp/demo.out
 fi
 run zone-reclaim 0

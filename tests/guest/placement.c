@@ -199,7 +199,7 @@ enum expectation {
 	NO_REMOTE,		/* strict-local */
 	NO_RECLAIM,		/* local-then-remote, zone_reclaim=0 */
 	NO_SWAP,		/* reclaim without swap */
-	SWAPS,			/* reclaim with swap */
+	MAY_SWAP,		/* reclaim, swap allowed */
 };
 
 FIXTURE(storm) {
@@ -234,12 +234,12 @@ FIXTURE_VARIANT_ADD(storm, local_then_remote_zr1) {
 
 FIXTURE_VARIANT_ADD(storm, local_then_remote_zr4) {
 	.params = "policy=local-then-remote zone_reclaim=4",
-	.expect = SWAPS,
+	.expect = MAY_SWAP,
 };
 
 FIXTURE_VARIANT_ADD(storm, local_then_remote_zr7) {
 	.params = "policy=local-then-remote zone_reclaim=7",
-	.expect = SWAPS,
+	.expect = MAY_SWAP,
 };
 
 FIXTURE_SETUP(storm)
@@ -303,9 +303,14 @@ TEST_F_TIMEOUT(storm, fault_400m_on_full_node0, 600)
 		/* Its direct reclaim lacks __GFP_IO; the kswapd it wakes may swap. */
 		expect_swap_by_kswapd_only(_metadata, &m);
 		break;
-	case SWAPS:
-		EXPECT_LT(0, m.pswpout);
+	case MAY_SWAP:
+		/*
+		 * Node 0 reclaims before the faults go remote. Whether that
+		 * reclaim swaps is the kernel's choice: it may find clean
+		 * pages to drop instead (7.2 once swapped nothing).
+		 */
 		EXPECT_LT(0ULL, delta(&m, 0, THPNUMA_RECLAIM_STALL));
+		EXPECT_LT(0, m.scan_direct);
 		break;
 	case EXACT_ONLY:
 		break;
