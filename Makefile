@@ -6,7 +6,9 @@ include $(TOP)/kernels.mk
 # Derived from that list: the kernels this machine's gcc-12 builds and
 # those a chroot builds (tests/vm/kernel-suite.sh, from the ABI), and the
 # oldest and newest, which run every test (the others run the core tests).
-HOST_KERNELS := $(shell $(TOP)/tests/vm/kernel-suite.sh --list bookworm)
+# A copy without tests/ (tests/host/install.sh) builds for KVER only.
+KERNEL_SUITE := $(wildcard $(TOP)/tests/vm/kernel-suite.sh)
+HOST_KERNELS := $(if $(KERNEL_SUITE),$(shell $(KERNEL_SUITE) --list bookworm))
 CHROOT_KERNELS := $(filter-out $(HOST_KERNELS),$(SUPPORTED_KERNELS))
 FULL_KERNELS := $(firstword $(SUPPORTED_KERNELS)) $(lastword $(SUPPORTED_KERNELS))
 CORE_KERNELS := $(filter-out $(FULL_KERNELS),$(SUPPORTED_KERNELS))
