@@ -3,6 +3,18 @@
 TOP := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 include $(TOP)/version.mk
 include $(TOP)/kernels.mk
+# Derived from that list: the kernels this machine's gcc-12 builds and
+# those a chroot builds (tests/vm/kernel-suite.sh, from the ABI), and the
+# oldest and newest, which run every test (the others run the core tests).
+# A copy without tests/ (tests/host/install.sh) builds for KVER only.
+KERNEL_SUITE := $(wildcard $(TOP)/tests/vm/kernel-suite.sh)
+HOST_KERNELS := $(if $(KERNEL_SUITE),$(shell $(KERNEL_SUITE) --list bookworm))
+CHROOT_KERNELS := $(filter-out $(HOST_KERNELS),$(SUPPORTED_KERNELS))
+FULL_KERNELS := $(firstword $(SUPPORTED_KERNELS)) $(lastword $(SUPPORTED_KERNELS))
+CORE_KERNELS := $(filter-out $(FULL_KERNELS),$(SUPPORTED_KERNELS))
+# The kernels whose mm selftests are built for the conformance test
+# (tests/conformance/build.sh): those that run it.
+CONFORMANCE_KERNELS := $(FULL_KERNELS)
 
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
@@ -17,7 +29,7 @@ BUILD := build
 GUEST_BIN := $(BUILD)/guest-bin
 
 .PHONY: all module modules userspace install uninstall clean check check-host check-dkms \
-	check-vm check-vm-new check-stress demo kernels deb check-deb set-version
+	check-vm check-stress demo kernels deb check-deb set-version
 
 all: module
 
@@ -26,12 +38,13 @@ module modules:
 
 # The module for one pinned kernel (used by the VM). kbuild writes its
 # objects into the source tree, so each kernel builds from its own copy.
-# NEW_KERNELS build in the trixie chroot (chroot-kbuild.sh takes make's
-# arguments); $(MAKE) stays literal so that make passes its jobserver on.
-$(patsubst %,$(BUILD)/%/thpnuma.ko,$(SUPPORTED_KERNELS) $(NEW_KERNELS)): $(BUILD)/%/thpnuma.ko: $(wildcard $(TOP)/module/*.[ch]) $(TOP)/Kbuild $(TOP)/module/Kbuild
+# CHROOT_KERNELS build in their suite's chroot (chroot-kbuild.sh takes
+# make's arguments); $(MAKE) stays literal so that make passes its
+# jobserver on.
+$(patsubst %,$(BUILD)/%/thpnuma.ko,$(SUPPORTED_KERNELS)): $(BUILD)/%/thpnuma.ko: $(wildcard $(TOP)/module/*.[ch]) $(TOP)/Kbuild $(TOP)/module/Kbuild
 	rm -rf $(BUILD)/$*/src && mkdir -p $(BUILD)/$*/src
 	cp -r $(TOP)/Kbuild $(TOP)/version.mk $(TOP)/module $(BUILD)/$*/src/
-	$(if $(filter $*,$(NEW_KERNELS)),$(TOP)/tests/vm/chroot-kbuild.sh,$(MAKE)) -C /usr/src/linux-headers-$* M=$(abspath $(BUILD)/$*/src) modules
+	$(if $(filter $*,$(CHROOT_KERNELS)),$(TOP)/tests/vm/chroot-kbuild.sh,$(MAKE)) -C /usr/src/linux-headers-$* M=$(abspath $(BUILD)/$*/src) modules
 	cp $(BUILD)/$*/src/module/thpnuma.ko $@
 
 include $(TOP)/userspace/userspace.mk

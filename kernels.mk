@@ -1,8 +1,7 @@
-# Pinned Debian kernel ABIs the project supports. A new ABI is a one-line change.
+# Pinned Debian kernel ABIs the project supports, oldest first. Adding a
+# kernel of a supported series is this one line: tests/vm/kernel-suite.sh
+# derives from the ABI which Debian suite ships it and which compiler
+# builds it (bookworm's gcc-12 on this machine for 6.1 and +deb12; the
+# trixie chroot's gcc-14 for +deb13; the sid chroot's gcc-16 for +deb14).
 # The first entry is the default kernel for `make demo`.
-SUPPORTED_KERNELS := 6.1.0-57-amd64 6.12.117+deb12-amd64
-# Kernels on their way in: they build (in the trixie chroot of
-# tests/vm/mkchroot.sh, as their headers pin gcc-14) and boot
-# (make initramfs-KVER, make check-vm-new), but `make check` and the DKMS
-# test do not run them yet.
-NEW_KERNELS := 7.3.4+deb13-amd64
+SUPPORTED_KERNELS := 6.1.0-57-amd64 6.12.117+deb12-amd64 6.12.118+deb13-amd64 7.2.13+deb14-amd64 7.3.4+deb13-amd64

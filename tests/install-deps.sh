@@ -5,7 +5,10 @@
 # usage: install-deps.sh [demo]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-kernels=$(sed -n 's/^SUPPORTED_KERNELS := //p' "$top/kernels.mk")
+# Host packages only for the kernels this machine builds (bookworm's); the
+# others' headers and compilers go into their suite's chroot
+# (tests/vm/mkchroot.sh), which needs debootstrap here.
+kernels=$("$top/tests/vm/kernel-suite.sh" --list bookworm | tr '\n' ' ')
 # make demo: the module for its kernel (the first), thpnumactl, one static
 # guest program, the initramfs and QEMU.
 wanted="build-essential pkg-config cpio xz-utils python3 kmod libkmod-dev

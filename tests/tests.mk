@@ -17,7 +17,7 @@ GUEST_LIBS = $(GUEST)/lib/test_util.c $(USERSPACE_LIB_SRCS)
 GUEST_HDRS = $(wildcard $(TOP)/tests/include/*.h $(GUEST)/lib/*.h $(TOP)/module/*.h) \
 	$(USERSPACE_LIB_HDRS)
 
-.PHONY: deps deps-demo demo-initramfs guest-bin initramfs check-host check-dkms check-dkms-new check-vm check-vm-new check-stress demo
+.PHONY: deps deps-demo demo-initramfs guest-bin initramfs check-host check-dkms check-vm check-stress demo
 
 deps:
 	$(TOP)/tests/install-deps.sh
@@ -36,7 +36,7 @@ guest-bin: $(addprefix $(GUEST_BIN)/,$(basename $(notdir $(GUEST_C)))) guest-thp
 
 # A pattern's second % is a literal %, so one rule per pinned kernel:
 # .cache/kernels/KVER/boot/vmlinuz-KVER, fetched on a fresh checkout.
-$(foreach k,$(SUPPORTED_KERNELS) $(NEW_KERNELS),.cache/kernels/$(k)/boot/vmlinuz-$(k)): .cache/kernels/%:
+$(foreach k,$(SUPPORTED_KERNELS),.cache/kernels/$(k)/boot/vmlinuz-$(k)): .cache/kernels/%:
 	$(TOP)/tests/vm/fetch-kernel.sh $(firstword $(subst /, ,$*))
 
 TEST_MODULES := warn_on_load ipmodify_owner
@@ -44,7 +44,7 @@ TEST_MODULES := warn_on_load ipmodify_owner
 $(BUILD)/%/lib/test-modules.stamp: $(wildcard $(TOP)/tests/modules/*)
 	rm -rf $(BUILD)/$*/testmod && mkdir -p $(BUILD)/$*/testmod $(BUILD)/$*/lib
 	cp $(TOP)/tests/modules/* $(BUILD)/$*/testmod/
-	$(if $(filter $*,$(NEW_KERNELS)),$(TOP)/tests/vm/chroot-kbuild.sh,$(MAKE)) -C /usr/src/linux-headers-$* M=$(abspath $(BUILD)/$*/testmod) modules
+	$(if $(filter $*,$(CHROOT_KERNELS)),$(TOP)/tests/vm/chroot-kbuild.sh,$(MAKE)) -C /usr/src/linux-headers-$* M=$(abspath $(BUILD)/$*/testmod) modules
 	cp $(addprefix $(BUILD)/$*/testmod/,$(addsuffix .ko,$(TEST_MODULES))) $(BUILD)/$*/lib/
 	touch $@
 
@@ -52,42 +52,40 @@ $(BUILD)/%/lib/thpnuma.ko: $(BUILD)/%/thpnuma.ko
 	@mkdir -p $(dir $@)
 	cp $< $@
 
-# The kernel's own mm selftests, from its linux-source package (conformance).
+# The kernel's own mm selftests, from its linux-source package
+# (conformance.sh). Only FULL_KERNELS run them: conformance.sh is not a
+# core test.
 $(BUILD)/%/conformance/selftests/LIST: $(TOP)/tests/conformance/build.sh
 	$(TOP)/tests/conformance/build.sh $* $(BUILD)/$*/conformance
 
 # The initramfs is rebuilt every time: it is cheap and its inputs are many.
-# NEW_KERNELS boot without the conformance selftests (not built for them yet).
+# CONFORMANCE_KERNELS (Makefile) boot with the conformance selftests.
 .SECONDEXPANSION:
-initramfs-%: .cache/kernels/$$*/boot/vmlinuz-$$* $(BUILD)/%/lib/thpnuma.ko $(BUILD)/%/lib/test-modules.stamp guest-bin $$(if $$(filter $$*,$(NEW_KERNELS)),,$(BUILD)/$$*/conformance/selftests/LIST)
+initramfs-%: .cache/kernels/$$*/boot/vmlinuz-$$* $(BUILD)/%/lib/thpnuma.ko $(BUILD)/%/lib/test-modules.stamp guest-bin $$(if $$(filter $$*,$(CONFORMANCE_KERNELS)),$(BUILD)/$$*/conformance/selftests/LIST)
 	$(TOP)/tests/vm/mkinitramfs.sh $* $(BUILD)/$*/lib $(GUEST_BIN) $(BUILD)/$*/initramfs.cpio
 
 initramfs: $(addprefix initramfs-,$(SUPPORTED_KERNELS))
 
+# Every supported kernel: the whole MANIFEST on FULL_KERNELS (the oldest
+# and the newest), its `core` lines on the others.
 check-vm: initramfs
-	python3 $(TOP)/tests/vm/harness.py --self-test --kernels $(SUPPORTED_KERNELS)
+	python3 $(TOP)/tests/vm/harness.py --self-test --kernels $(SUPPORTED_KERNELS) \
+		$(if $(CORE_KERNELS),--core-kernels $(CORE_KERNELS))
 
-# The core tests on the kernels not yet in `make check` (kernels.mk).
-check-vm-new: deps $(addprefix initramfs-,$(NEW_KERNELS))
-	python3 $(TOP)/tests/vm/harness.py --manifest $(TOP)/tests/guest/MANIFEST.new \
-		--logs $(BUILD)/vm-logs-new --kernels $(NEW_KERNELS)
-
-# Long forms of the safety tests (tests/guest/MANIFEST.stress).
+# Long forms of the safety tests (tests/guest/MANIFEST.stress), on
+# FULL_KERNELS.
 check-stress: deps
-	$(MAKE) -f $(TOP)/Makefile initramfs
+	$(MAKE) -f $(TOP)/Makefile $(addprefix initramfs-,$(FULL_KERNELS))
 	python3 $(TOP)/tests/vm/harness.py --manifest $(TOP)/tests/guest/MANIFEST.stress \
-		--logs $(BUILD)/vm-logs-stress --kernels $(SUPPORTED_KERNELS)
+		--logs $(BUILD)/vm-logs-stress --kernels $(FULL_KERNELS)
 
 check-host:
 	$(MAKE) -C $(TOP)/tests/host check
 	$(TOP)/tests/deb/version.sh
 
+# The host's dkms for HOST_KERNELS, each chroot's for the others.
 check-dkms:
 	$(TOP)/tests/dkms/check-dkms.sh $(SUPPORTED_KERNELS)
-
-# The DKMS build for NEW_KERNELS, with the trixie chroot's dkms and gcc-14.
-check-dkms-new:
-	$(TOP)/tests/vm/chroot-dkms.sh $(NEW_KERNELS)
 
 # make demo builds and installs only what its one boot runs: the module
 # for the first pinned kernel, thpnumactl, demo.sh and thp-demo, in an

@@ -1,17 +1,36 @@
 #!/bin/sh
 # Build the kernel's own THP/NUMA mm selftests, statically, from Debian's
 # linux-source tarball, for the conformance test (tests/guest/conformance.sh).
+# Kernels this machine builds: the installed linux-source package. Others:
+# the linux-source package of their suite (tests/vm/kernel-suite.sh),
+# downloaded through its private apt view into .cache/debs, not installed.
 # usage: build.sh KVER OUTDIR
 # OUTDIR/selftests/ gets the binaries and LIST: "NAME TIMEOUT ARGS..." lines.
 set -eu
 kver=$1 out=$2
+top=$(cd "$(dirname "$0")/../.." && pwd)
 ver=$(echo "$kver" | cut -d. -f1,2)
-tarball=/usr/src/linux-source-$ver.tar.xz
+suite=$("$top/tests/vm/kernel-suite.sh" "$kver")
 src=$out/src/linux-source-$ver
 rm -rf "$out/src" "$out/selftests"
 mkdir -p "$out/src" "$out/selftests" "$out/uapi/linux" "$out/uapi/asm-generic"
+if [ "$suite" = bookworm ]; then
+	tarball() { cat "/usr/src/linux-source-$ver.tar.xz"; }
+else
+	debs=$top/.cache/debs
+	mkdir -p "$debs"
+	if ! ls "$debs/linux-source-${ver}_"*.deb >/dev/null 2>&1; then
+		conf=$("$top/tests/vm/aptconf.sh" "$suite")
+		(cd "$debs" && apt-get -c "$conf" -q download "linux-source-$ver")
+	fi
+	deb=$(ls "$debs/linux-source-${ver}_"*.deb | tail -n 1)
+	tarball() {
+		dpkg-deb --fsys-tarfile "$deb" |
+			tar -xO "./usr/src/linux-source-$ver.tar.xz"
+	}
+fi
 # 6.1 keeps them in selftests/vm, later kernels in selftests/mm.
-tar -xJf "$tarball" -C "$out/src" --wildcards --no-wildcards-match-slash \
+tarball | tar -xJ -C "$out/src" --wildcards --no-wildcards-match-slash \
 	"linux-source-$ver/tools/testing/selftests/[vm]m/*" \
 	"linux-source-$ver/tools/testing/selftests/kselftest*.h" \
 	"linux-source-$ver/include/uapi/linux/*" \
@@ -29,6 +48,7 @@ for h in linux/fs.h linux/mman.h asm-generic/mman-common.h linux/userfaultfd.h \
 		"$src/include/uapi/$h" > "$out/uapi/$h"
 done
 : > "$out/uapi/local_config.h"	# cow.c: built without liburing
+: > "$out/uapi/local_config.h_gen"	# (its name from 7.x on)
 
 # name, timeout (s), arguments: sized for TCG (see README "Safety tests").
 case $ver in
@@ -38,7 +58,7 @@ case $ver in
 	migration:300 compaction_test:300 cow:900" ;;
 esac
 helpers=""
-for h in vm_util.c thp_settings.c; do
+for h in vm_util.c thp_settings.c hugepage_settings.c; do	# 7.x: hugepage_
 	[ -f "$dir/$h" ] && helpers="$helpers $dir/$h"
 done
 : > "$out/selftests/LIST"

@@ -11,7 +11,7 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/summary.sh"
 version=$(sed -n 's/^THPNUMA_VERSION := //p' "$top/version.mk")
-kernels=$(sed -n 's/^SUPPORTED_KERNELS := //p' "$top/kernels.mk")
+kernels=$("$top/tests/vm/kernel-suite.sh" --list bookworm | tr '\n' ' ')
 last=$(echo $kernels | awk '{ print $NF }')
 out=$top/build/deb
 dkms_deb=$out/thpnuma-dkms_${version}_all.deb

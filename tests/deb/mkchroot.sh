@@ -10,7 +10,7 @@
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 root=$top/.cache/chroots/bookworm
-kernels=$(sed -n 's/^SUPPORTED_KERNELS := //p' "$top/kernels.mk")
+kernels=$("$top/tests/vm/kernel-suite.sh" --list bookworm | tr '\n' ' ')
 src=/etc/apt/sources.list.d/debian.sources
 mirror=$(awk '/^URIs:/ { print $2; exit }' "$src")
 secmirror=$(awk '/^URIs:/ { u = $2 } END { print u }' "$src")

@@ -1,17 +1,20 @@
 #!/bin/sh
 # DKMS build test: `dkms add` and `dkms build` with Debian's dkms against
-# each supported kernel's headers, in a private DKMS tree.
-# usage: check-dkms.sh KVER...
+# each supported kernel's headers, in a private DKMS tree. Kernels this
+# machine builds (tests/vm/kernel-suite.sh: bookworm) use its dkms; the
+# others run this script again with --here in their suite's chroot
+# (tests/vm/chroot-dkms.sh), with that suite's dkms and compiler.
+# usage: check-dkms.sh [--here] KVER...
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
+here=false
+if [ "${1:-}" = --here ]; then
+	here=true
+	shift
+fi
 version=$(sed -n 's/^THPNUMA_VERSION := //p' "$top/version.mk")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-src=$work/src/thpnuma-$version
-mkdir -p "$src" "$work/tree"
-cp -r "$top/Kbuild" "$top/Makefile" "$top/version.mk" "$top/kernels.mk" \
-	"$top/dkms.conf" "$top/module" "$src/"
-dkms() { command dkms --dkmstree "$work/tree" --sourcetree "$work/src" "$@"; }
 
 passed=0 failed=0
 result() {
@@ -19,21 +22,57 @@ result() {
 	else failed=$((failed + 1)); echo "FAIL dkms $2"; fi
 }
 
-if dkms add -m thpnuma -v "$version" > "$work/add.log" 2>&1; then
-	result ok "add thpnuma/$version"
-else
-	cat "$work/add.log"; result fail "add thpnuma/$version"
-fi
+# Sort the kernels: here (this machine's), or each chroot suite's.
+local_kernels="" chroot_suites=""
 for kver in "$@"; do
-	if dkms build -m thpnuma -v "$version" -k "$kver" > "$work/build.log" 2>&1 &&
-	   [ -f "$work/tree/thpnuma/$version/$kver/x86_64/module/thpnuma.ko" ] ||
-	   ls "$work/tree/thpnuma/$version/$kver/x86_64/module/"thpnuma.ko* >/dev/null 2>&1; then
-		result ok "build for $kver"
+	suite=bookworm
+	$here || suite=$("$top/tests/vm/kernel-suite.sh" "$kver") || suite=unknown
+	if [ "$suite" = bookworm ]; then
+		local_kernels="$local_kernels $kver"
 	else
-		cat "$work/build.log"
-		find "$work/tree" -name make.log -exec cat {} +
-		result fail "build for $kver"
+		eval "kernels_$suite=\"\${kernels_$suite:-} $kver\""
+		case " $chroot_suites " in *" $suite "*) ;;
+		*) chroot_suites="$chroot_suites $suite" ;; esac
 	fi
+done
+
+if [ -n "$local_kernels" ]; then
+	src=$work/src/thpnuma-$version
+	mkdir -p "$src" "$work/tree"
+	cp -r "$top/Kbuild" "$top/Makefile" "$top/version.mk" "$top/kernels.mk" \
+		"$top/dkms.conf" "$top/module" "$src/"
+	dkms() { command dkms --dkmstree "$work/tree" --sourcetree "$work/src" "$@"; }
+	if dkms add -m thpnuma -v "$version" > "$work/add.log" 2>&1; then
+		result ok "add thpnuma/$version"
+	else
+		cat "$work/add.log"; result fail "add thpnuma/$version"
+	fi
+	for kver in $local_kernels; do
+		mod=$work/tree/thpnuma/$version/$kver/x86_64/module
+		if dkms build -m thpnuma -v "$version" -k "$kver" > "$work/build.log" 2>&1 &&
+		   ls "$mod/"thpnuma.ko* >/dev/null 2>&1; then
+			result ok "build for $kver"
+		else
+			cat "$work/build.log"
+			find "$work/tree" -name make.log -exec cat {} +
+			result fail "build for $kver"
+		fi
+	done
+fi
+
+# Each chroot's run prints its own PASS and FAIL lines: count them here.
+for suite in $chroot_suites; do
+	[ "$suite" = unknown ] && { result fail "no suite for a kernel"; continue; }
+	kernels=""
+	eval "kernels=\$kernels_$suite"
+	# shellcheck disable=SC2086 # one word per kernel
+	"$top/tests/vm/chroot-dkms.sh" "$suite" $kernels > "$work/$suite.log" 2>&1
+	rc=$?
+	grep -v '^dkms: [0-9]* passed' "$work/$suite.log"
+	p=$(grep -c '^PASS dkms' "$work/$suite.log")
+	f=$(grep -c '^FAIL dkms' "$work/$suite.log")
+	passed=$((passed + p)) failed=$((failed + f))
+	[ "$rc" -eq 0 ] || [ "$f" -gt 0 ] || result fail "$suite chroot (exit $rc)"
 done
 echo "dkms: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,12 +1,15 @@
 #!/bin/sh
-# A private apt view of trixie, trixie-security and trixie-backports for the
-# kernels the host's own suites do not carry: apt reads only what is under
-# .cache/apt (the machine's /etc/apt is never read for sources nor edited).
-# The mirror is the one the system's sources already name.
-# usage: aptconf.sh      prints the apt.conf path; updates the lists once
+# A private apt view of one Debian suite, for the kernels the host's own
+# suites do not carry: trixie (with -updates, -security and -backports) or
+# sid. apt reads only what is under .cache/apt/SUITE (the machine's
+# /etc/apt is never read for sources nor edited); the mirror is the one the
+# system's sources already name. tests/vm/kernel-suite.sh says which suite
+# ships a kernel.
+# usage: aptconf.sh SUITE      prints the apt.conf path; updates the lists once
 set -eu
+suite=${1:?usage: aptconf.sh trixie|sid}
 top=$(cd "$(dirname "$0")/../.." && pwd)
-dir=$top/.cache/apt
+dir=$top/.cache/apt/$suite
 conf=$dir/apt.conf
 if [ ! -f "$dir/updated" ]; then
 	src=/etc/apt/sources.list.d/debian.sources
@@ -16,12 +19,14 @@ if [ ! -f "$dir/updated" ]; then
 		echo "aptconf: no URIs in $src" >&2; exit 1; }
 	mkdir -p "$dir/lists/partial" "$dir/archives/partial"
 	key="[signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]"
-	{
-		echo "deb $key $mirror trixie main"
-		echo "deb $key $mirror trixie-updates main"
-		echo "deb $key $mirror trixie-backports main"
-		echo "deb $key $secmirror trixie-security main"
-	} > "$dir/sources.list"
+	case $suite in
+	sid) echo "deb $key $mirror sid main" ;;
+	*)
+		for s in "$suite" "$suite-updates" "$suite-backports"; do
+			echo "deb $key $mirror $s main"
+		done
+		echo "deb $key $secmirror $suite-security main" ;;
+	esac > "$dir/sources.list"
 	cat > "$conf" <<CONF
 Dir::Etc::sourcelist "$dir/sources.list";
 Dir::Etc::sourceparts "-";
@@ -30,7 +35,7 @@ Dir::Cache::archives "$dir/archives";
 Acquire::Languages "none";
 APT::Sandbox::User "root";
 CONF
-	echo "aptconf: apt-get update (private lists in $dir)" >&2
+	echo "aptconf: apt-get update for $suite (private lists in $dir)" >&2
 	apt-get -c "$conf" -q update >&2
 	: > "$dir/updated"
 fi

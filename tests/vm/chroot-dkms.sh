@@ -1,11 +1,13 @@
 #!/bin/sh
-# The DKMS build test (tests/dkms/check-dkms.sh) for NEW_KERNELS, run with
-# trixie's dkms and gcc-14 inside the chroot of tests/vm/mkchroot.sh, on a
-# copy of the tree. /proc is mounted only while it runs.
-# usage: chroot-dkms.sh KVER...
+# The DKMS build test (tests/dkms/check-dkms.sh --here) for kernels whose
+# headers pin a compiler this machine lacks, run with the suite's dkms and
+# compiler inside its chroot (tests/vm/mkchroot.sh), on a copy of the
+# tree. /proc is mounted only while it runs.
+# usage: chroot-dkms.sh SUITE KVER...
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 root=$("$top/tests/vm/mkchroot.sh" "$@")
+shift
 exec 9> "$root/.build.lock"
 flock 9
 work=/build/dkms-src
@@ -15,4 +17,4 @@ cp -r "$top/Kbuild" "$top/Makefile" "$top/version.mk" "$top/kernels.mk" \
 cp -r "$top/tests/dkms" "$root$work/tests/"
 mount -t proc proc "$root/proc"
 trap 'umount "$root/proc"; rm -rf "$root$work"' EXIT
-chroot "$root" "$work/tests/dkms/check-dkms.sh" "$@"
+chroot "$root" "$work/tests/dkms/check-dkms.sh" --here "$@"

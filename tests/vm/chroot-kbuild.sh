@@ -1,6 +1,7 @@
 #!/bin/sh
-# make for an external module, run inside the trixie chroot
-# (tests/vm/mkchroot.sh) for kernels whose headers pin gcc-14. Takes the
+# make for an external module, run inside the chroot of the kernel's suite
+# (tests/vm/mkchroot.sh; tests/vm/kernel-suite.sh names the suite) for
+# kernels whose headers pin a compiler this machine lacks. Takes the
 # arguments the host's make would: the headers directory names the kernel.
 # M=DIR is copied in, built, and copied back. /proc is mounted only for
 # the build (7.x objtool reads it) and unmounted after, under a lock, so
@@ -13,7 +14,8 @@ shift 3
 kver=${hdr#/usr/src/linux-headers-}
 dir=$(cd "$dir" && pwd)
 top=$(cd "$(dirname "$0")/../.." && pwd)
-root=$("$top/tests/vm/mkchroot.sh" "$kver")
+suite=$("$top/tests/vm/kernel-suite.sh" "$kver")
+root=$("$top/tests/vm/mkchroot.sh" "$suite" "$kver")
 exec 9> "$root/.build.lock"
 flock 9
 work=/build/$(basename "$(dirname "$dir")")-$(basename "$dir")

@@ -1,9 +1,10 @@
 #!/bin/sh
 # Fetch and unpack a pinned Debian kernel image into .cache/kernels/KVER.
-# A second run downloads nothing. Kernels the host's suites do not carry
-# (trixie, trixie-backports) come through the private apt view of
-# tests/vm/aptconf.sh. From 7.x, Debian splits the image into
-# linux-binary (vmlinuz), linux-modules and linux-base under /usr/lib.
+# A second run downloads nothing. Kernels of another suite than the host's
+# (tests/vm/kernel-suite.sh: trixie and its backports, sid) come through
+# that suite's private apt view (tests/vm/aptconf.sh). From 7.x, Debian
+# splits the image into linux-binary (vmlinuz), linux-modules and
+# linux-base under /usr/lib.
 set -eu
 kver=$1
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -12,9 +13,11 @@ dest=$cache/kernels/$kver
 [ -f "$dest/boot/vmlinuz-$kver" ] && exit 0
 mkdir -p "$cache/debs"
 cd "$cache/debs"
-opts="-o APT::Sandbox::User=root"
-if ! apt-cache show "linux-image-$kver" >/dev/null 2>&1; then
-	opts="-c $("$top/tests/vm/aptconf.sh")"
+suite=$("$top/tests/vm/kernel-suite.sh" "$kver")
+if [ "$suite" = bookworm ]; then
+	opts="-o APT::Sandbox::User=root"
+else
+	opts="-c $("$top/tests/vm/aptconf.sh" "$suite")"
 fi
 if ls linux-binary-"$kver"_*.deb >/dev/null 2>&1 ||
    apt-cache $opts show "linux-binary-$kver" >/dev/null 2>&1; then
@@ -31,11 +34,14 @@ rm -rf "$dest.tmp"; mkdir -p "$cache/kernels"
 for p in $pkgs; do
 	dpkg -x "$p"_*.deb "$dest.tmp"
 done
+# The layout the harness and depmod read: /boot and /lib/modules.
 if [ -f "$dest.tmp/usr/lib/modules/$kver/vmlinuz" ]; then
-	# The layout the harness and depmod read: /boot and /lib/modules.
 	mkdir -p "$dest.tmp/boot"
 	mv "$dest.tmp/usr/lib/modules/$kver/vmlinuz" "$dest.tmp/boot/vmlinuz-$kver"
-	[ -e "$dest.tmp/lib" ] || ln -s usr/lib "$dest.tmp/lib"
+fi
+# From trixie on (merged /usr), the modules are under /usr/lib only.
+if [ ! -e "$dest.tmp/lib" ] && [ -d "$dest.tmp/usr/lib/modules" ]; then
+	ln -s usr/lib "$dest.tmp/lib"
 fi
 depmod -b "$dest.tmp" "$kver"
 mv "$dest.tmp" "$dest"

@@ -57,12 +57,13 @@ def distance(i, j, nodes):
 
 
 def read_manifest(path):
-    """Lines: TOPOLOGY TIMEOUT TEST [NAME=value...] [zram].
+    """Lines: TOPOLOGY TIMEOUT TEST [NAME=value...] [zram] [core].
 
     A test's name is its program with its NAME=value words (shell-quoted),
     e.g. "stress STRESS_CHANGES=1000 STRESS_CYCLES=6": the words become the
     test's environment in the guest, and the name tells two lines running
-    one program apart.
+    one program apart. "core" marks the lines that also run on the
+    --core-kernels. Entries: (topology, timeout, name, zram, core).
     """
     entries = []
     with open(path) as f:
@@ -73,10 +74,12 @@ def read_manifest(path):
             topo, limit, prog, rest = words[0], int(words[1]), words[2], words[3:]
             params = [w for w in rest if "=" in w]
             other = [w for w in rest if "=" not in w]
-            if topo not in TOPOLOGIES or other not in ([], ["zram"]):
-                raise SystemExit("%s:%d: expected TOPOLOGY TIMEOUT TEST [NAME=value...] [zram]"
+            flags = set(other)
+            if topo not in TOPOLOGIES or len(flags) != len(other) or flags - {"zram", "core"}:
+                raise SystemExit("%s:%d: expected TOPOLOGY TIMEOUT TEST [NAME=value...] [zram] [core]"
                                  % (path, number))
-            entries.append((topo, limit, shlex.join([prog] + params), bool(other)))
+            entries.append((topo, limit, shlex.join([prog] + params), "zram" in flags,
+                            "core" in flags))
     return entries
 
 
@@ -350,6 +353,8 @@ def self_test(kver, keep_dir):
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--kernels", nargs="+", required=True)
+    ap.add_argument("--core-kernels", nargs="+", default=[],
+                    help="of --kernels, those that run only the manifest's core lines")
     ap.add_argument("--manifest", default=os.path.join(TOP, "tests", "guest", "MANIFEST"))
     ap.add_argument("--only", help="run only tests whose name contains this")
     ap.add_argument("--self-test", action="store_true")
@@ -360,11 +365,16 @@ def main():
     manifest = read_manifest(args.manifest)
     if args.only:
         manifest = [e for e in manifest if args.only in e[2]]
+    unknown = set(args.core_kernels) - set(args.kernels)
+    if unknown:
+        ap.error("--core-kernels not in --kernels: " + " ".join(sorted(unknown)))
     boots = []
     for kver in args.kernels:
+        core_only = kver in args.core_kernels
         for topo in TOPOLOGIES:
             for zram in (False, True):
-                tests = [(n, l) for t, l, n, z in manifest if t == topo and z == zram]
+                tests = [(n, l) for t, l, n, z, c in manifest
+                         if t == topo and z == zram and (c or not core_only)]
                 if tests:
                     boots.append((kver, topo, tests, zram))
 

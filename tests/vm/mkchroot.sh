@@ -1,13 +1,17 @@
 #!/bin/sh
-# A trixie chroot (gcc-14, dkms) with the headers of the given kernels,
-# for the kernels whose headers pin a compiler this machine lacks (7.x
-# needs gcc-14). Made once with debootstrap and cached in .cache/chroots/trixie;
-# a kernel's headers are installed on first use. Inside the chroot, apt
-# reads only the private configuration in /var/lib/thpnuma-apt.
-# usage: mkchroot.sh KVER...      prints the chroot's path
+# A chroot of a Debian suite (trixie: gcc-14; sid: gcc-16) with dkms and
+# the headers of the given kernels, for the kernels whose headers pin a
+# compiler this machine lacks (tests/vm/kernel-suite.sh says which suite).
+# Made once with debootstrap and cached in .cache/chroots/SUITE; a kernel's
+# headers (and with them the compiler they pin) are installed on first use.
+# Inside the chroot, apt reads only the private configuration in
+# /var/lib/thpnuma-apt.
+# usage: mkchroot.sh SUITE [KVER...]      prints the chroot's path
 set -eu
+suite=${1:?usage: mkchroot.sh trixie|sid [KVER...]}
+shift
 top=$(cd "$(dirname "$0")/../.." && pwd)
-root=$top/.cache/chroots/trixie
+root=$top/.cache/chroots/$suite
 src=/etc/apt/sources.list.d/debian.sources
 mirror=$(awk '/^URIs:/ { print $2; exit }' "$src")
 secmirror=$(awk '/^URIs:/ { u = $2 } END { print u }' "$src")
@@ -15,27 +19,39 @@ secmirror=$(awk '/^URIs:/ { u = $2 } END { print u }' "$src")
 command -v debootstrap >/dev/null ||
 	{ echo "mkchroot: debootstrap missing (make deps)" >&2; exit 1; }
 
+# Two builds may ask for the same chroot at once (make -j2).
+mkdir -p "$(dirname "$root")"
+exec 8> "$root.lock"
+flock 8
 if [ ! -f "$root/.complete" ]; then
-	echo "mkchroot: debootstrap trixie into $root (a few minutes)" >&2
+	echo "mkchroot: debootstrap $suite into $root (a few minutes)" >&2
 	rm -rf "$root"
-	mkdir -p "$(dirname "$root")"
 	nice -n 10 debootstrap --variant=minbase \
-		--include=make,gcc-14,kmod,ca-certificates trixie "$root" "$mirror" >&2
+		--include=make,gcc,kmod,ca-certificates "$suite" "$root" "$mirror" >&2
 	apt=$root/var/lib/thpnuma-apt
 	mkdir -p "$apt/lists/partial"
-	for s in trixie trixie-updates trixie-backports; do
-		echo "deb $mirror $s main"
-	done > "$apt/sources.list"
-	echo "deb $secmirror trixie-security main" >> "$apt/sources.list"
+	case $suite in
+	sid) echo "deb $mirror sid main" ;;
+	*)
+		for s in "$suite" "$suite-updates" "$suite-backports"; do
+			echo "deb $mirror $s main"
+		done
+		echo "deb $secmirror $suite-security main" ;;
+	esac > "$apt/sources.list"
 	touch "$root/.complete"
 fi
 
-# apt in the chroot, on the private sources and lists only.
+# apt in the chroot, on the private sources and lists only. It checks the
+# Release files' dates as this machine's apt does: a mirror that serves a
+# snapshot needs Acquire::Check-Valid-Until "false" (sid's expire in days).
+valid=true
+eval "$(apt-config shell valid Acquire::Check-Valid-Until)"
 capt() {
 	chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get -q \
 		-o Dir::Etc::sourcelist=/var/lib/thpnuma-apt/sources.list \
 		-o Dir::Etc::sourceparts=- \
 		-o Dir::State::Lists=/var/lib/thpnuma-apt/lists \
+		-o Acquire::Check-Valid-Until="$valid" \
 		-o Acquire::Languages=none "$@"
 }
 
@@ -44,7 +60,7 @@ updated=false
 if [ ! -x "$root/usr/sbin/dkms" ]; then
 	capt update >&2
 	updated=true
-	echo "mkchroot: installing dkms" >&2
+	echo "mkchroot: installing dkms in $suite" >&2
 	capt install -y --no-install-recommends dkms >&2
 fi
 for kver in "$@"; do
@@ -53,7 +69,7 @@ for kver in "$@"; do
 		capt update >&2
 		updated=true
 	fi
-	echo "mkchroot: installing linux-headers-$kver" >&2
+	echo "mkchroot: installing linux-headers-$kver in $suite" >&2
 	capt install -y --no-install-recommends "linux-headers-$kver" >&2
 done
 capt clean >&2 2>/dev/null || true

@@ -1,0 +1,28 @@
+#!/bin/sh
+# The one place that says, from a Debian kernel ABI, where it comes from and
+# what builds it: the suite whose apt view ships its image, headers and
+# linux-source, and whose compiler its headers pin. "bookworm" is this
+# machine (gcc-12: the host's own apt, make and dkms); any other suite is a
+# chroot of tests/vm/mkchroot.sh (trixie: gcc-14, sid: gcc-16). An ABI
+# without "+debN" is bookworm's (6.1.0-57-amd64); "+debN" names the Debian
+# release that built it.
+# usage: kernel-suite.sh KVER             prints bookworm, trixie or sid
+#        kernel-suite.sh --list [SUITE]   the kernels of kernels.mk (of SUITE)
+set -eu
+suite_of() {
+	case $1 in
+	*+deb12-*) echo bookworm ;;
+	*+deb13-*) echo trixie ;;
+	*+deb14-*) echo sid ;;
+	*+deb[0-9]*) echo "kernel-suite: no suite for $1" >&2; exit 1 ;;
+	*) echo bookworm ;;
+	esac
+}
+if [ "${1:-}" = --list ]; then
+	top=$(cd "$(dirname "$0")/../.." && pwd)
+	for k in $(sed -n 's/^SUPPORTED_KERNELS := //p' "$top/kernels.mk"); do
+		[ -z "${2:-}" ] || [ "$(suite_of "$k")" = "$2" ] && echo "$k"
+	done
+	exit 0
+fi
+suite_of "${1:?usage: kernel-suite.sh KVER | --list [SUITE]}"
