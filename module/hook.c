@@ -647,15 +647,13 @@ static int reclaim_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 		return 0;
 	/*
 	 * Every call stalls, as the kernel's allocstall counts it; one that
-	 * scanned no node counts on the first node it could have scanned,
-	 * and reclaimed nothing: it returns 1 only to report progress
-	 * (zones ready for compaction, or a fatal signal while throttled).
+	 * scanned no node (zones ready for compaction) counts on the first
+	 * node it could have scanned.
 	 */
-	thpnuma_count(nid == NUMA_NO_NODE ? data->nid : nid,
-		      THPNUMA_RECLAIM_STALL, 1);
-	if (nid != NUMA_NO_NODE)
-		thpnuma_count(nid, THPNUMA_RECLAIM_PAGES,
-			      regs_return_value(regs));
+	if (nid == NUMA_NO_NODE)
+		nid = data->nid;
+	thpnuma_count(nid, THPNUMA_RECLAIM_STALL, 1);
+	thpnuma_count(nid, THPNUMA_RECLAIM_PAGES, regs_return_value(regs));
 	return 0;
 }
 
