@@ -46,10 +46,65 @@ enum thpnuma_policy_counter {
 	THPNUMA_NR_POLICY_COUNTERS
 };
 
+/*
+ * Latency histograms of hooked allocations, per faulting node and outcome.
+ * Each outcome's count equals its counter above; the sums over outcomes
+ * equal alloc_ns.
+ */
+#define THPNUMA_HIST_OUTCOMES(C)	\
+	C(LOCAL,    local)		\
+	C(REMOTE,   remote)		\
+	C(FALLBACK, fallback)
+
+#define THPNUMA_HIST_OUTCOME_ENUM(id, name)	THPNUMA_HIST_##id,
+
+enum thpnuma_hist_outcome {
+	THPNUMA_HIST_OUTCOMES(THPNUMA_HIST_OUTCOME_ENUM)
+	THPNUMA_NR_HIST_OUTCOMES
+};
+
+/*
+ * log2 buckets in ns: bucket 0 holds [0, 2^10), bucket b holds
+ * [2^(9+b), 2^(10+b)), and the last holds 2^34 ns (17.2 s) and more:
+ * from under 1 us to over 10 s.
+ */
+#define THPNUMA_HIST_FIRST_SHIFT	10
+#define THPNUMA_HIST_LAST_SHIFT		34
+#define THPNUMA_HIST_BUCKETS \
+	(THPNUMA_HIST_LAST_SHIFT - THPNUMA_HIST_FIRST_SHIFT + 2)
+
+static inline unsigned int thpnuma_hist_bucket(unsigned long long ns)
+{
+	int shift;
+
+	if (ns < (1ULL << THPNUMA_HIST_FIRST_SHIFT))
+		return 0;
+	shift = 63 - __builtin_clzll(ns);
+	if (shift >= THPNUMA_HIST_LAST_SHIFT)
+		return THPNUMA_HIST_BUCKETS - 1;
+	return shift - THPNUMA_HIST_FIRST_SHIFT + 1;
+}
+
+/* Bucket @b's exclusive upper bound in ns; 0 for the last, unbounded one. */
+static inline unsigned long long thpnuma_hist_bound(unsigned int b)
+{
+	if (b >= THPNUMA_HIST_BUCKETS - 1)
+		return 0;
+	return 1ULL << (THPNUMA_HIST_FIRST_SHIFT + b);
+}
+
+/*
+ * One histogram: its buckets, then the sum of the times. The module keeps
+ * [nid][outcome] of these per CPU.
+ */
+#define THPNUMA_HIST_SUM	THPNUMA_HIST_BUCKETS
+#define THPNUMA_HIST_SLOTS	(THPNUMA_HIST_BUCKETS + 1)
+
 /* Column names and one-line meanings, indexed by the enums above. */
 extern const char *const thpnuma_counter_names[THPNUMA_NR_COUNTERS];
 extern const char *const thpnuma_counter_help[THPNUMA_NR_COUNTERS];
 extern const char *const thpnuma_policy_counter_names[THPNUMA_NR_POLICY_COUNTERS];
 extern const char *const thpnuma_policy_counter_help[THPNUMA_NR_POLICY_COUNTERS];
+extern const char *const thpnuma_hist_outcome_names[THPNUMA_NR_HIST_OUTCOMES];
 
 #endif /* THPNUMA_COUNTERS_H */

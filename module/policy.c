@@ -62,6 +62,12 @@ const char *const thpnuma_policy_counter_help[THPNUMA_NR_POLICY_COUNTERS] = {
 	THPNUMA_POLICY_COUNTERS(COUNTER_HELP)
 };
 
+#define HIST_OUTCOME_NAME(id, name)	#name,
+
+const char *const thpnuma_hist_outcome_names[THPNUMA_NR_HIST_OUTCOMES] = {
+	THPNUMA_HIST_OUTCOMES(HIST_OUTCOME_NAME)
+};
+
 const struct thpnuma_setting thpnuma_settings[THPNUMA_NR_SETTINGS] = {
 	[THPNUMA_SETTING_POLICY] = {
 		.id		= THPNUMA_SETTING_POLICY,
