@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-CPU counters: per node, and per policy. The fault path only adds to
- * its own CPU's copy; readers sum every CPU. Reset records a baseline
- * instead of writing other CPUs' memory, so counters stay monotonic
- * between resets.
+ * Per-CPU counters: per node, per policy, and the latency histograms. The
+ * fault path only adds to its own CPU's copy; readers sum every CPU. Reset
+ * records a baseline instead of writing other CPUs' memory, so counters
+ * stay monotonic between resets.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -14,6 +14,7 @@
 
 u64 __percpu *thpnuma_counters;
 u64 __percpu *thpnuma_policy_counters;
+u64 __percpu *thpnuma_hist;
 
 struct counter_set {
 	u64 __percpu **pcp;
@@ -23,6 +24,7 @@ struct counter_set {
 
 static struct counter_set node_set = { .pcp = &thpnuma_counters };
 static struct counter_set policy_set = { .pcp = &thpnuma_policy_counters };
+static struct counter_set hist_set = { .pcp = &thpnuma_hist };
 static DEFINE_MUTEX(thpnuma_counters_lock);
 
 static int counter_set_init(struct counter_set *set, size_t nr)
@@ -58,12 +60,23 @@ int thpnuma_counters_init(void)
 	err = counter_set_init(&policy_set, (size_t)THPNUMA_NR_POLICIES *
 			       THPNUMA_NR_POLICY_COUNTERS);
 	if (err)
-		counter_set_exit(&node_set);
+		goto err_node;
+	err = counter_set_init(&hist_set, (size_t)nr_node_ids *
+			       THPNUMA_NR_HIST_OUTCOMES * THPNUMA_HIST_SLOTS);
+	if (err)
+		goto err_policy;
+	return 0;
+
+err_policy:
+	counter_set_exit(&policy_set);
+err_node:
+	counter_set_exit(&node_set);
 	return err;
 }
 
 void thpnuma_counters_exit(void)
 {
+	counter_set_exit(&hist_set);
 	counter_set_exit(&policy_set);
 	counter_set_exit(&node_set);
 }
@@ -108,10 +121,16 @@ u64 *thpnuma_policy_counters_snapshot(void)
 	return counter_set_snapshot(&policy_set);
 }
 
+u64 *thpnuma_hist_snapshot(void)
+{
+	return counter_set_snapshot(&hist_set);
+}
+
 void thpnuma_counters_reset(void)
 {
 	mutex_lock(&thpnuma_counters_lock);
 	sum_counters(&node_set, node_set.baseline);
 	sum_counters(&policy_set, policy_set.baseline);
+	sum_counters(&hist_set, hist_set.baseline);
 	mutex_unlock(&thpnuma_counters_lock);
 }

@@ -210,6 +210,47 @@ static int stats_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
 
+/*
+ * One row per node and outcome: count, sum_ns, then the buckets, each
+ * named in the header by its exclusive upper bound in ns.
+ */
+static int hist_show(struct seq_file *m, void *v)
+{
+	const size_t per_node = THPNUMA_NR_HIST_OUTCOMES * THPNUMA_HIST_SLOTS;
+	u64 *snap = thpnuma_hist_snapshot();
+	int nid, o, b;
+
+	if (!snap)
+		return -ENOMEM;
+	seq_puts(m, "node outcome count sum_ns");
+	for (b = 0; b < THPNUMA_HIST_BUCKETS - 1; b++)
+		seq_printf(m, " %llu", thpnuma_hist_bound(b));
+	seq_puts(m, " inf\n");
+	for_each_node(nid) {
+		const u64 *node_hist = &snap[nid * per_node];
+
+		if (!node_online(nid) &&
+		    !memchr_inv(node_hist, 0, per_node * sizeof(*node_hist)))
+			continue;
+		for (o = 0; o < THPNUMA_NR_HIST_OUTCOMES; o++) {
+			const u64 *h = &node_hist[o * THPNUMA_HIST_SLOTS];
+			u64 count = 0;
+
+			for (b = 0; b < THPNUMA_HIST_BUCKETS; b++)
+				count += h[b];
+			seq_printf(m, "%d %s %llu %llu", nid,
+				   thpnuma_hist_outcome_names[o], count,
+				   h[THPNUMA_HIST_SUM]);
+			for (b = 0; b < THPNUMA_HIST_BUCKETS; b++)
+				seq_printf(m, " %llu", h[b]);
+			seq_putc(m, '\n');
+		}
+	}
+	kfree(snap);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(hist);
+
 static int version_show(struct seq_file *m, void *v)
 {
 	seq_printf(m, "version %s\nkernel %s\nhooked_symbol %s\nprobe_missed %lu\n",
@@ -246,6 +287,7 @@ static const struct thpnuma_debugfs_file thpnuma_files[] = {
 	{ "overrides",		0400, &overrides_fops,		NULL },
 	{ "stats",		0400, &stats_fops,		NULL },
 	{ "policies",		0400, &policies_fops,		NULL },
+	{ "hist",		0400, &hist_fops,		NULL },
 	{ "version",		0400, &version_fops,		NULL },
 };
 

@@ -24,6 +24,8 @@
 #include <linux/timekeeping.h>
 #include "compat.h"
 #include "thpnuma.h"
+#define CREATE_TRACE_POINTS
+#include "tracepoints.h"
 
 /*
  * Hooked allocations in flight, so the reclaim hook and the probes can tell
@@ -39,9 +41,10 @@
 struct inflight_alloc {
 	struct hlist_bl_node hash;
 	struct task_struct *task;
-	int node;		/* the faulting CPU's node */
 	int local_effort;	/* zone_reclaim during the local attempt */
 	int reclaim_node;	/* first node direct reclaim scanned */
+	/* The faulting CPU's node and what the fault cost, as traced. */
+	struct thpnuma_fault_record record;
 };
 
 /* Enough buckets that a chain stays short with every CPU faulting. */
@@ -66,12 +69,11 @@ static struct hlist_bl_head *inflight_bucket(struct task_struct *task)
 	return &inflight_buckets[hash_ptr(task, inflight_bits)];
 }
 
-static void inflight_enter(struct inflight_alloc *alloc, int node)
+static void inflight_enter(struct inflight_alloc *alloc)
 {
 	struct hlist_bl_head *head = inflight_bucket(current);
 
 	alloc->task = current;
-	alloc->node = node;
 	alloc->local_effort = NO_LOCAL_ATTEMPT;
 	alloc->reclaim_node = NUMA_NO_NODE;
 	hlist_bl_lock(head);
@@ -152,8 +154,11 @@ static struct folio *alloc_local_then_remote(gfp_t gfp, int order, int local,
 		inflight->local_effort = zone_reclaim;
 		folio = thpnuma_folio_alloc(local_gfp, order, local, NULL);
 		inflight->local_effort = NO_LOCAL_ATTEMPT;
-		if (folio)
+		if (folio) {
+			inflight->record.local_attempt = THPNUMA_LOCAL_SUCCEEDED;
 			return folio;
+		}
+		inflight->record.local_attempt = THPNUMA_LOCAL_FAILED;
 	}
 
 	/* The local zonelist minus the local node: remote nodes by distance. */
@@ -189,27 +194,71 @@ static unsigned int action_policy(enum thpnuma_action action)
 #define DECIDED_BY_OVERRIDE	(1u << 31)
 #define DECIDED_NODE_SHIFT	32
 
+/* Count where the THP came from, and how long it took, for the record. */
+static void account_alloc(struct thpnuma_fault_record *r,
+			  const struct folio *folio, unsigned int policy)
+{
+	enum thpnuma_hist_outcome outcome;
+	int local = r->node;
+
+	thpnuma_count(local, THPNUMA_ALLOC_NS, r->alloc_ns);
+	if (r->override)
+		thpnuma_count_policy(policy, THPNUMA_PC_BY_OVERRIDE);
+	if (!folio) {
+		r->result = THPNUMA_RESULT_FALLBACK;
+		thpnuma_count(local, THPNUMA_THP_FALLBACK, 1);
+		thpnuma_count_policy(policy, THPNUMA_PC_THP_FALLBACK);
+		outcome = THPNUMA_HIST_FALLBACK;
+	} else {
+		r->nid = folio_nid(folio);
+		if (r->nid == local) {
+			r->result = THPNUMA_RESULT_LOCAL;
+			thpnuma_count(local, THPNUMA_THP_LOCAL, 1);
+			thpnuma_count_policy(policy, THPNUMA_PC_THP_LOCAL);
+			outcome = THPNUMA_HIST_LOCAL;
+		} else {
+			r->result = THPNUMA_RESULT_REMOTE;
+			thpnuma_count(local, THPNUMA_THP_REMOTE, 1);
+			thpnuma_count(r->nid, THPNUMA_THP_REMOTE_IN, 1);
+			thpnuma_count_policy(policy, THPNUMA_PC_THP_REMOTE);
+			outcome = THPNUMA_HIST_REMOTE;
+		}
+	}
+	thpnuma_hist_add(local, outcome, r->alloc_ns);
+}
+
 static struct folio *hooked_alloc(gfp_t gfp, unsigned long decided,
 				  struct vm_area_struct *vma,
 				  unsigned long addr, bool hugepage,
 				  enum thpnuma_action action)
 {
 	struct thpnuma_config cfg = thpnuma_config_unpack((u32)decided);
-	unsigned int policy = action_policy(action);
 	const int order = HPAGE_PMD_ORDER;
 	int local = decided >> DECIDED_NODE_SHIFT;
-	struct inflight_alloc inflight;
+	struct inflight_alloc inflight = {
+		.record = {
+			.node		= local,
+			.nid		= NUMA_NO_NODE,
+			.policy		= cfg.policy,
+			.zone_reclaim	= cfg.zone_reclaim,
+			.override	= !!(decided & DECIDED_BY_OVERRIDE),
+			.action		= action,
+			.order		= order,
+		},
+	};
+	struct thpnuma_fault_record *record = &inflight.record;
 	struct folio *folio;
 	u64 start;
-	int nid;
 
 	this_cpu_inc(thpnuma_inflight);
-	inflight_enter(&inflight, local);
+	inflight_enter(&inflight);
 	start = ktime_get_ns();
 
 	switch (action) {
 	case THPNUMA_ACT_STRICT_LOCAL:
 		folio = alloc_strict_local(gfp, order, local);
+		record->local_attempt = folio ? THPNUMA_LOCAL_SUCCEEDED :
+						THPNUMA_LOCAL_FAILED;
 		break;
 	case THPNUMA_ACT_LOCAL_THEN_REMOTE:
 		folio = alloc_local_then_remote(gfp, order, local,
@@ -222,23 +271,9 @@ static struct folio *hooked_alloc(gfp_t gfp, unsigned long decided,
 		break;
 	}
 
-	thpnuma_count(local, THPNUMA_ALLOC_NS, ktime_get_ns() - start);
-	if (decided & DECIDED_BY_OVERRIDE)
-		thpnuma_count_policy(policy, THPNUMA_PC_BY_OVERRIDE);
-	if (!folio) {
-		thpnuma_count(local, THPNUMA_THP_FALLBACK, 1);
-		thpnuma_count_policy(policy, THPNUMA_PC_THP_FALLBACK);
-	} else {
-		nid = folio_nid(folio);
-		if (nid == local) {
-			thpnuma_count(local, THPNUMA_THP_LOCAL, 1);
-			thpnuma_count_policy(policy, THPNUMA_PC_THP_LOCAL);
-		} else {
-			thpnuma_count(local, THPNUMA_THP_REMOTE, 1);
-			thpnuma_count(nid, THPNUMA_THP_REMOTE_IN, 1);
-			thpnuma_count_policy(policy, THPNUMA_PC_THP_REMOTE);
-		}
-	}
+	record->alloc_ns = ktime_get_ns() - start;
+	account_alloc(record, folio, action_policy(action));
+	trace_thp_fault(record);
 	inflight_exit(&inflight);
 	this_cpu_dec(thpnuma_inflight);
 	return folio;
@@ -295,6 +330,27 @@ static inline u32 effective_config(bool *overridden)
 	return word;
 }
 
+/* The event of a THP fault left to the kernel: nothing allocated here. */
+static noinline void notrace trace_passthrough(int node, u32 config,
+					       bool overridden,
+					       const struct thpnuma_fault *fault)
+{
+	struct thpnuma_config cfg = thpnuma_config_unpack(config);
+	struct thpnuma_fault_record record = {
+		.node		= node,
+		.nid		= NUMA_NO_NODE,
+		.policy		= cfg.policy,
+		.zone_reclaim	= cfg.zone_reclaim,
+		.override	= overridden,
+		.action		= THPNUMA_ACT_PASSTHROUGH,
+		.reason		= thpnuma_passthrough_reason(config, fault),
+		.result		= THPNUMA_RESULT_NONE,
+		.order		= HPAGE_PMD_ORDER,
+	};
+
+	trace_thp_fault(&record);
+}
+
 /* vma_alloc_folio(): send THP faults to the replacement for the action. */
 static void notrace thpnuma_alloc_hook(struct pt_regs *regs,
 				       unsigned long parent_ip)
@@ -322,12 +378,19 @@ static void notrace thpnuma_alloc_hook(struct pt_regs *regs,
 
 	config = effective_config(&overridden);
 	switch (thpnuma_decide(config, &fault)) {
+	case THPNUMA_ACT_IGNORE:
+		/* Out of scope: traced, not counted. */
+		if (fault.pmd_order && trace_thp_fault_enabled())
+			trace_passthrough(node, config, overridden, &fault);
+		return;
 	case THPNUMA_ACT_PASSTHROUGH:
 		thpnuma_count(node, THPNUMA_PASSTHROUGH, 1);
 		policy = thpnuma_config_unpack(config).policy;
 		thpnuma_count_policy(policy, THPNUMA_PC_PASSTHROUGH);
 		if (overridden)
 			thpnuma_count_policy(policy, THPNUMA_PC_BY_OVERRIDE);
+		if (trace_thp_fault_enabled())
+			trace_passthrough(node, config, overridden, &fault);
 		return;
 	case THPNUMA_ACT_COUNT_ONLY:
 		target = (unsigned long)thpnuma_alloc_count_only;
@@ -588,6 +651,7 @@ void thpnuma_hooks_remove(void)
 /* Observation: compaction and direct reclaim run by hooked allocations. */
 
 struct compact_probe_data {
+	struct inflight_alloc *inflight;
 	int nid;
 };
 
@@ -596,7 +660,8 @@ static int compact_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct compact_probe_data *data = (void *)ri->data;
 	struct zone *zone = (struct zone *)thpnuma_arg(regs, 0);
 
-	if (!inflight_find())
+	data->inflight = inflight_find();
+	if (!data->inflight)
 		return 1;
 	data->nid = zone_to_nid(zone);
 	return 0;
@@ -605,6 +670,7 @@ static int compact_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 static int compact_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct compact_probe_data *data = (void *)ri->data;
+	struct thpnuma_fault_record *record = &data->inflight->record;
 	enum compact_result result = regs_return_value(regs);
 
 	if (result == COMPACT_SKIPPED)
@@ -612,6 +678,8 @@ static int compact_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	thpnuma_count(data->nid, THPNUMA_COMPACT_STALL, 1);
 	thpnuma_count(data->nid, result == COMPACT_SUCCESS ?
 		      THPNUMA_COMPACT_SUCCESS : THPNUMA_COMPACT_FAIL, 1);
+	record->compact_stall++;
+	record->compact_success += result == COMPACT_SUCCESS;
 	return 0;
 }
 
@@ -632,13 +700,15 @@ static int reclaim_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	data->inflight->reclaim_node = NUMA_NO_NODE;
 	/* The remote attempt's nodemask, or the local attempt's node. */
 	data->nid = nodemask && !nodes_empty(*nodemask) ?
-		    first_node(*nodemask) : data->inflight->node;
+		    first_node(*nodemask) : data->inflight->record.node;
 	return 0;
 }
 
 static int reclaim_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct reclaim_probe_data *data = (void *)ri->data;
+	struct thpnuma_fault_record *record = &data->inflight->record;
+	unsigned long reclaimed = regs_return_value(regs);
 	int effort = data->inflight->local_effort;
 	int nid = data->inflight->reclaim_node;
 
@@ -653,7 +723,9 @@ static int reclaim_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	if (nid == NUMA_NO_NODE)
 		nid = data->nid;
 	thpnuma_count(nid, THPNUMA_RECLAIM_STALL, 1);
-	thpnuma_count(nid, THPNUMA_RECLAIM_PAGES, regs_return_value(regs));
+	thpnuma_count(nid, THPNUMA_RECLAIM_PAGES, reclaimed);
+	record->reclaim_stall++;
+	record->reclaim_pages += reclaimed;
 	return 0;
 }
 

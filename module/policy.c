@@ -176,6 +176,21 @@ enum thpnuma_action thpnuma_decide(u32 config, const struct thpnuma_fault *f)
 	}
 }
 
+enum thpnuma_passthrough_reason
+thpnuma_passthrough_reason(u32 config, const struct thpnuma_fault *f)
+{
+	struct thpnuma_config cfg = thpnuma_config_unpack(config);
+
+	/* In thpnuma_decide()'s order, so the first reason that applied. */
+	if (cfg.scope == THPNUMA_SCOPE_MADVISE && !f->madvised)
+		return THPNUMA_PT_SCOPE;
+	if (f->has_mempolicy)
+		return THPNUMA_PT_MEMPOLICY;
+	if (f->local_disallowed)
+		return THPNUMA_PT_CPUSET;
+	return THPNUMA_PT_NONE;
+}
+
 struct thpnuma_local_effort thpnuma_local_effort(unsigned int zone_reclaim)
 {
 	struct thpnuma_local_effort e = {

@@ -121,6 +121,18 @@ struct thpnuma_fault {
 
 enum thpnuma_action thpnuma_decide(u32 config, const struct thpnuma_fault *f);
 
+/* Why a THP fault was left to the kernel, for its trace event. */
+enum thpnuma_passthrough_reason {
+	THPNUMA_PT_NONE,	/* not left: the policy decided it */
+	THPNUMA_PT_MEMPOLICY,	/* the VMA or the task has a mempolicy */
+	THPNUMA_PT_CPUSET,	/* the task's cpuset excludes the local node */
+	THPNUMA_PT_SCOPE,	/* scope=madvise and the VMA is not advised */
+};
+
+/* The reason for a THP fault that thpnuma_decide() did not act on. */
+enum thpnuma_passthrough_reason
+thpnuma_passthrough_reason(u32 config, const struct thpnuma_fault *f);
+
 /* How hard the local attempt of local-then-remote may work. */
 struct thpnuma_local_effort {
 	bool reclaim;		/* direct reclaim may run at all */

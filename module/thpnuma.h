@@ -27,10 +27,24 @@ static inline void thpnuma_count_policy(unsigned int policy,
 					     THPNUMA_NR_POLICY_COUNTERS + c]);
 }
 
+/* [(nid * THPNUMA_NR_HIST_OUTCOMES + outcome) * THPNUMA_HIST_SLOTS + slot] */
+extern u64 __percpu *thpnuma_hist;
+
+static inline void thpnuma_hist_add(int nid, enum thpnuma_hist_outcome o,
+				    u64 ns)
+{
+	u64 __percpu *h = thpnuma_hist +
+		(nid * THPNUMA_NR_HIST_OUTCOMES + o) * THPNUMA_HIST_SLOTS;
+
+	this_cpu_inc(h[thpnuma_hist_bucket(ns)]);
+	this_cpu_add(h[THPNUMA_HIST_SUM], ns);
+}
+
 int thpnuma_counters_init(void);
 void thpnuma_counters_exit(void);
 u64 *thpnuma_counters_snapshot(void);
 u64 *thpnuma_policy_counters_snapshot(void);
+u64 *thpnuma_hist_snapshot(void);
 void thpnuma_counters_reset(void);
 
 /* The live configuration (config.c): updated with cmpxchg, read locklessly. */
@@ -55,6 +69,39 @@ void thpnuma_tasks_exit(void);
 int thpnuma_tasks_write(const struct thpnuma_task_write *w);
 void thpnuma_tasks_show(struct seq_file *m);
 void thpnuma_tasks_count_by_policy(unsigned int nr[THPNUMA_NR_POLICIES]);
+
+enum thpnuma_fault_result {
+	THPNUMA_RESULT_NONE,		/* passthrough: the kernel allocates */
+	THPNUMA_RESULT_LOCAL,
+	THPNUMA_RESULT_REMOTE,
+	THPNUMA_RESULT_FALLBACK,
+};
+
+enum thpnuma_local_attempt {
+	THPNUMA_LOCAL_NOT_RUN,
+	THPNUMA_LOCAL_SUCCEEDED,
+	THPNUMA_LOCAL_FAILED,
+};
+
+/* One THP fault the hook saw, as its trace event reports it. */
+struct thpnuma_fault_record {
+	int node;			/* the faulting CPU's node */
+	int nid;			/* where the THP came from, or -1 */
+	u8 policy;
+	u8 zone_reclaim;
+	u8 override;			/* a per-process override decided */
+	u8 action;			/* enum thpnuma_action */
+	u8 reason;			/* enum thpnuma_passthrough_reason */
+	u8 result;			/* enum thpnuma_fault_result */
+	u8 local_attempt;		/* enum thpnuma_local_attempt */
+	u8 order;
+	/* What the fault's compaction and direct reclaim did, all nodes. */
+	unsigned int compact_stall;
+	unsigned int compact_success;
+	unsigned int reclaim_stall;
+	unsigned long reclaim_pages;
+	u64 alloc_ns;
+};
 
 int thpnuma_hooks_install(void);
 void thpnuma_hooks_remove(void);

@@ -290,6 +290,50 @@ TEST_F(decide, madvise_scope_skips_unadvised_vmas)
 	EXPECT_EQ(variant->action, thpnuma_decide(cfg, &self->fault));
 }
 
+TEST_F(decide, passthrough_reason_names_the_first_rule_that_applied)
+{
+	u32 all = config(variant->policy, 0, THPNUMA_SCOPE_ALL);
+	u32 madv = config(variant->policy, 0, THPNUMA_SCOPE_MADVISE);
+
+	EXPECT_EQ(THPNUMA_PT_NONE, thpnuma_passthrough_reason(all, &self->fault));
+	EXPECT_EQ(THPNUMA_PT_SCOPE, thpnuma_passthrough_reason(madv, &self->fault));
+	self->fault.local_disallowed = true;
+	EXPECT_EQ(THPNUMA_PT_CPUSET, thpnuma_passthrough_reason(all, &self->fault));
+	self->fault.has_mempolicy = true;
+	EXPECT_EQ(THPNUMA_PT_MEMPOLICY,
+		  thpnuma_passthrough_reason(all, &self->fault));
+	/* Out of scope comes first, as in thpnuma_decide(). */
+	EXPECT_EQ(THPNUMA_PT_SCOPE, thpnuma_passthrough_reason(madv, &self->fault));
+	self->fault.madvised = true;
+	EXPECT_EQ(THPNUMA_PT_MEMPOLICY,
+		  thpnuma_passthrough_reason(madv, &self->fault));
+}
+
+TEST(hist_buckets_are_log2_from_1us_to_17s)
+{
+	unsigned int b;
+
+	EXPECT_EQ(26, THPNUMA_HIST_BUCKETS);
+	EXPECT_EQ(0, thpnuma_hist_bucket(0));
+	EXPECT_EQ(0, thpnuma_hist_bucket(1023));
+	EXPECT_EQ(1, thpnuma_hist_bucket(1024));
+	EXPECT_EQ(1, thpnuma_hist_bucket(2047));
+	EXPECT_EQ(2, thpnuma_hist_bucket(2048));
+	EXPECT_EQ(THPNUMA_HIST_BUCKETS - 2, thpnuma_hist_bucket((1ULL << 34) - 1));
+	EXPECT_EQ(THPNUMA_HIST_BUCKETS - 1, thpnuma_hist_bucket(1ULL << 34));
+	EXPECT_EQ(THPNUMA_HIST_BUCKETS - 1, thpnuma_hist_bucket(~0ULL));
+	EXPECT_EQ(0, thpnuma_hist_bound(THPNUMA_HIST_BUCKETS - 1));
+	/* Every value lands below its bucket's bound and at or above the previous one. */
+	for (b = 0; b < THPNUMA_HIST_BUCKETS - 1; b++) {
+		unsigned long long bound = thpnuma_hist_bound(b);
+
+		EXPECT_EQ(b, thpnuma_hist_bucket(bound - 1));
+		EXPECT_EQ(b + 1, thpnuma_hist_bucket(bound));
+	}
+	EXPECT_STREQ("local", thpnuma_hist_outcome_names[THPNUMA_HIST_LOCAL]);
+	EXPECT_STREQ("fallback", thpnuma_hist_outcome_names[THPNUMA_HIST_FALLBACK]);
+}
+
 TEST(local_effort_follows_the_bits)
 {
 	struct thpnuma_local_effort e;

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * thpnuma's trace events: /sys/kernel/tracing/events/thpnuma/. One event
+ * per THP fault the hook sees, with the decision and what it cost.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM thpnuma
+
+#if !defined(THPNUMA_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define THPNUMA_TRACE_H
+
+#include <linux/tracepoint.h>
+#include "thpnuma.h"
+
+/* The symbolic names, once as TRACE_DEFINE_ENUM and once for printing. */
+#define THPNUMA_TRACE_POLICIES						\
+	EM(THPNUMA_POLICY_KERNEL,		"kernel")		\
+	EM(THPNUMA_POLICY_STRICT_LOCAL,		"strict-local")		\
+	EMe(THPNUMA_POLICY_LOCAL_THEN_REMOTE,	"local-then-remote")
+
+#define THPNUMA_TRACE_ACTIONS						\
+	EM(THPNUMA_ACT_PASSTHROUGH,		"passthrough")		\
+	EM(THPNUMA_ACT_COUNT_ONLY,		"kernel")		\
+	EM(THPNUMA_ACT_STRICT_LOCAL,		"strict-local")		\
+	EMe(THPNUMA_ACT_LOCAL_THEN_REMOTE,	"local-then-remote")
+
+#define THPNUMA_TRACE_REASONS						\
+	EM(THPNUMA_PT_NONE,			"-")			\
+	EM(THPNUMA_PT_MEMPOLICY,		"mempolicy")		\
+	EM(THPNUMA_PT_CPUSET,			"cpuset")		\
+	EMe(THPNUMA_PT_SCOPE,			"scope")
+
+#define THPNUMA_TRACE_RESULTS						\
+	EM(THPNUMA_RESULT_NONE,			"-")			\
+	EM(THPNUMA_RESULT_LOCAL,		"local")		\
+	EM(THPNUMA_RESULT_REMOTE,		"remote")		\
+	EMe(THPNUMA_RESULT_FALLBACK,		"fallback")
+
+#define THPNUMA_TRACE_LOCAL_ATTEMPTS					\
+	EM(THPNUMA_LOCAL_NOT_RUN,		"none")			\
+	EM(THPNUMA_LOCAL_SUCCEEDED,		"succeeded")		\
+	EMe(THPNUMA_LOCAL_FAILED,		"failed")
+
+#undef EM
+#undef EMe
+#define EM(a, b)	TRACE_DEFINE_ENUM(a);
+#define EMe(a, b)	TRACE_DEFINE_ENUM(a);
+
+THPNUMA_TRACE_POLICIES
+THPNUMA_TRACE_ACTIONS
+THPNUMA_TRACE_REASONS
+THPNUMA_TRACE_RESULTS
+THPNUMA_TRACE_LOCAL_ATTEMPTS
+
+#undef EM
+#undef EMe
+#define EM(a, b)	{ a, b },
+#define EMe(a, b)	{ a, b }
+
+TRACE_EVENT(thp_fault,
+
+	TP_PROTO(const struct thpnuma_fault_record *r),
+
+	TP_ARGS(r),
+
+	TP_STRUCT__entry(
+		__field(pid_t,		pid)
+		__field(int,		node)
+		__field(int,		nid)
+		__field(u8,		policy)
+		__field(u8,		zone_reclaim)
+		__field(u8,		override)
+		__field(u8,		action)
+		__field(u8,		reason)
+		__field(u8,		result)
+		__field(u8,		local_attempt)
+		__field(u8,		order)
+		__field(unsigned int,	compact_stall)
+		__field(unsigned int,	compact_success)
+		__field(unsigned int,	reclaim_stall)
+		__field(unsigned long,	reclaim_pages)
+		__field(u64,		alloc_ns)
+	),
+
+	TP_fast_assign(
+		__entry->pid		= current->tgid;
+		__entry->node		= r->node;
+		__entry->nid		= r->nid;
+		__entry->policy		= r->policy;
+		__entry->zone_reclaim	= r->zone_reclaim;
+		__entry->override	= r->override;
+		__entry->action		= r->action;
+		__entry->reason		= r->reason;
+		__entry->result		= r->result;
+		__entry->local_attempt	= r->local_attempt;
+		__entry->order		= r->order;
+		__entry->compact_stall	= r->compact_stall;
+		__entry->compact_success = r->compact_success;
+		__entry->reclaim_stall	= r->reclaim_stall;
+		__entry->reclaim_pages	= r->reclaim_pages;
+		__entry->alloc_ns	= r->alloc_ns;
+	),
+
+	TP_printk("pid=%d node=%d policy=%s zone_reclaim=%u override=%u action=%s reason=%s order=%u result=%s nid=%d local_attempt=%s compact_stall=%u compact_success=%u reclaim_stall=%u reclaim_pages=%lu alloc_ns=%llu",
+		  __entry->pid, __entry->node,
+		  __print_symbolic(__entry->policy, THPNUMA_TRACE_POLICIES),
+		  __entry->zone_reclaim, __entry->override,
+		  __print_symbolic(__entry->action, THPNUMA_TRACE_ACTIONS),
+		  __print_symbolic(__entry->reason, THPNUMA_TRACE_REASONS),
+		  __entry->order,
+		  __print_symbolic(__entry->result, THPNUMA_TRACE_RESULTS),
+		  __entry->nid,
+		  __print_symbolic(__entry->local_attempt,
+				   THPNUMA_TRACE_LOCAL_ATTEMPTS),
+		  __entry->compact_stall, __entry->compact_success,
+		  __entry->reclaim_stall, __entry->reclaim_pages,
+		  __entry->alloc_ns)
+);
+
+#endif /* THPNUMA_TRACE_H */
+
+/* Out of tree: define_trace.h finds this file through -I$(src). */
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE tracepoints
+#include <trace/define_trace.h>
