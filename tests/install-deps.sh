@@ -1,8 +1,9 @@
 #!/bin/bash
 # Install, from Debian's apt mirrors, whatever `make check` (or, with
-# "demo", only `make demo`) needs and this machine lacks. Needs root only
-# when something is missing. Needs neither make nor git.
-# usage: install-deps.sh [demo]
+# "demo", only `make demo`; with "trace", `make trace-demo`, which adds
+# perf and bpftrace) needs and this machine lacks. Needs root only when
+# something is missing. Needs neither make nor git.
+# usage: install-deps.sh [demo|trace]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # Host packages only for the kernels this machine builds (bookworm's); the
@@ -13,7 +14,9 @@ kernels=$("$top/tests/vm/kernel-suite.sh" --list bookworm | tr '\n' ' ')
 # guest program, the initramfs and QEMU.
 wanted="build-essential pkg-config cpio xz-utils python3 kmod libkmod-dev
 	qemu-system-x86 busybox-static linux-headers-${kernels%% *}"
-if [ "${1:-}" != demo ]; then
+if [ "${1:-}" = trace ]; then
+	wanted="$wanted linux-perf bpftrace"
+elif [ "${1:-}" != demo ]; then
 	wanted="$wanted dkms libnuma-dev util-linux debootstrap debhelper dh-dkms lintian"
 	for k in $kernels; do
 		# The source package brings the kernel's own mm selftests (conformance).

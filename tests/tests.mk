@@ -17,7 +17,7 @@ GUEST_LIBS = $(GUEST)/lib/test_util.c $(USERSPACE_LIB_SRCS)
 GUEST_HDRS = $(wildcard $(TOP)/tests/include/*.h $(GUEST)/lib/*.h $(TOP)/module/*.h) \
 	$(USERSPACE_LIB_HDRS)
 
-.PHONY: deps deps-demo demo-initramfs guest-bin initramfs check-host check-dkms check-vm check-stress demo
+.PHONY: deps deps-demo demo-initramfs trace-demo trace-demo-initramfs guest-bin initramfs check-host check-dkms check-vm check-stress demo
 
 deps:
 	$(TOP)/tests/install-deps.sh
@@ -112,6 +112,25 @@ demo-initramfs: .cache/kernels/$(DEMO_KERNEL)/boot/vmlinuz-$(DEMO_KERNEL) \
 	cp $(GUEST)/demo.sh $(GUEST)/lib/lib.sh $(GUEST_BIN)/thp-demo $(THPNUMACTL) $(DEMO)/bin/
 	$(TOP)/tests/vm/mkinitramfs.sh $(DEMO_KERNEL) $(DEMO)/lib $(DEMO)/bin \
 		$(DEMO)/$(DEMO_KERNEL)/initramfs.cpio
+
+# make trace-demo: the README's tracing examples (tracefs, perf, bpftrace)
+# on the demo kernel, with the host's perf and bpftrace in an initramfs of
+# their own.
+TRACE_DEMO := $(BUILD)/trace-demo
+TRACE_DEMO_BIN := $(GUEST)/trace-demo.sh $(GUEST)/lib/lib.sh \
+	$(GUEST_BIN)/thp-touch $(GUEST_BIN)/thp-swapstorm $(THPNUMACTL)
+
+trace-demo:
+	$(TOP)/tests/install-deps.sh trace
+	$(MAKE) -f $(TOP)/Makefile trace-demo-initramfs
+	python3 $(TOP)/tests/vm/demo.py $(DEMO_KERNEL) trace-demo.sh
+
+trace-demo-initramfs: .cache/kernels/$(DEMO_KERNEL)/boot/vmlinuz-$(DEMO_KERNEL) \
+		$(DEMO)/lib/thpnuma.ko $(filter-out $(GUEST)/%,$(TRACE_DEMO_BIN))
+	rm -rf $(TRACE_DEMO)/bin && mkdir -p $(TRACE_DEMO)/bin $(TRACE_DEMO)/$(DEMO_KERNEL)
+	cp $(TRACE_DEMO_BIN) $$(command -v perf bpftrace) $(TRACE_DEMO)/bin/
+	$(TOP)/tests/vm/mkinitramfs.sh $(DEMO_KERNEL) $(DEMO)/lib $(TRACE_DEMO)/bin \
+		$(TRACE_DEMO)/$(DEMO_KERNEL)/initramfs.cpio
 
 check: deps
 	$(MAKE) -f $(TOP)/Makefile initramfs

@@ -6,7 +6,7 @@
 . /tests/lib.sh
 . /tests/coexist-lib.sh
 echo always > /sys/kernel/mm/transparent_hugepage/enabled
-tap_plan 91
+tap_plan 95
 
 kprobe_add() { echo "p:thpnuma_test/probe $SYM" >> $T/kprobe_events && echo 1 > $T/events/thpnuma_test/probe/enable; }
 kprobe_del() { echo 0 > $T/events/thpnuma_test/probe/enable; echo "-:thpnuma_test/probe" >> $T/kprobe_events; }
@@ -79,7 +79,14 @@ kprobe_add; ftrace_on
 if load_or_refused "kprobe and tracer"; then
 	faults_counted "kprobe and tracer"
 	kprobe_fires "kprobe and tracer"
+	# thpnuma's own event beside them, and unloaded while enabled.
+	check "kprobe and tracer: thpnuma:thp_fault enabled" \
+		sh -c "echo 1 > $T/events/thpnuma/thp_fault/enable"
+	echo > $T/trace
+	faults_counted "kprobe, tracer and event"
+	check "kprobe, tracer and event: thp_fault events recorded" grep -q " thp_fault: pid=" $T/trace
 	check "kprobe and tracer: thpnuma unloads" thpnuma_unload
+	check "kprobe and tracer: no thpnuma event directory left" test ! -e $T/events/thpnuma
 fi
 kprobe_del; ftrace_off
 unloaded_clean "kprobe and tracer gone"

@@ -4,6 +4,7 @@
  * per THP fault the hook sees, whose fields agree with the counters and
  * with /proc/vmstat, and histograms whose counts equal the counters.
  */
+#include <linux/perf_event.h>
 #include "test_util.h"
 #include "kselftest_harness.h"
 
@@ -467,6 +468,35 @@ TEST(unload_with_the_event_enabled)
 	EXPECT_EQ('0', enabled[0]);
 	ASSERT_EQ(0, module_unload());
 	free(r);
+}
+
+/*
+ * What perf record does in the kernel: a tracepoint perf event. It counts
+ * every fault of the task, and holds the module while it is open.
+ */
+TEST(perf_event_counts_and_holds_the_module)
+{
+	struct perf_event_attr attr = {
+		.type		= PERF_TYPE_TRACEPOINT,
+		.size		= sizeof(attr),
+	};
+	char id[32] = "";
+	uint64_t count = 0;
+	int fd;
+
+	pin_to_node(0);
+	ASSERT_EQ(0, module_fresh_load("policy=strict-local"));
+	ASSERT_LT(0, read_file(EVENT_DIR "/id", id, sizeof(id)));
+	attr.config = strtoull(id, NULL, 10);
+	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	ASSERT_LE(0, fd) TH_LOG("perf_event_open: %s", strerror(errno));
+	fault(16 * MiB, MADV_HUGEPAGE);
+	ASSERT_EQ((ssize_t)sizeof(count), read(fd, &count, sizeof(count)));
+	EXPECT_EQ((uint64_t)8, count);
+	EXPECT_EQ(-EWOULDBLOCK, module_unload());
+	EXPECT_TRUE(module_loaded());
+	close(fd);
+	EXPECT_EQ(0, module_unload());
 }
 
 TEST_HARNESS_MAIN
