@@ -166,10 +166,10 @@ struct report_source {
 };
 
 /*
- * A report command: [-n NODE] [--json | --prometheus] [-o FILE] [-h],
- * then read, select and write @src into @data. -o writes a temporary
- * file renamed over FILE once complete: on any failure FILE is left as
- * it was. Returns the exit status.
+ * A report command: parse [-n NODE] [--json | --prometheus] [-o FILE]
+ * [-h], then read into @data, keep NODE and write, all through @src. -o
+ * writes a temporary file renamed over FILE once complete: on any failure
+ * FILE is left as it was. Returns the exit status.
  */
 int run_report(const struct command *cmd, int argc, char *argv[],
 	       const struct report_source *src, void *data);
