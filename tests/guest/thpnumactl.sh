@@ -11,24 +11,43 @@ KO=/lib/thpnuma.ko
 out=/tmp/thpnumactl.out
 err=/tmp/thpnumactl.err
 
-tap_plan 51
+tap_plan 56
 
 
-# The JSON line thpnumactl should print for each row of the stats file.
-expected_json_rows() {
+# The start of the JSON line thpnumactl stat should print for each row of
+# the stats file.
+expected_stat_rows() {
 	awk 'NR == 1 { for (i = 2; i <= NF; i++) h[i] = $i; next }
 	     NF { s = "{\"node\": " $1
 		  for (i = 2; i <= NF; i++) s = s ", \"" h[i] "\": " $i
-		  print s }' $THPNUMA_DIR/stats
+		  print s "," }' $THPNUMA_DIR/stats
 }
 
+# The start of the JSON line thpnumactl hist should print for each node
+# and outcome: its count is the stats file's counter of that outcome.
+expected_hist_rows() {
+	awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i; next }
+	     NF { n = split("local remote fallback", o, " ")
+		  for (k = 1; k <= n; k++)
+			print "{\"node\": " $1 ", \"outcome\": \"" o[k] \
+			      "\", \"count\": " $c["thp_" o[k]] "," }' $THPNUMA_DIR/stats
+}
+
+# json_matches_stats CMD: thpnumactl CMD --json, in /tmp/CMD.json, has
+# every line expected_CMD_rows prints. Counters may move between the two
+# reads; a few tries settle it.
 json_matches_stats() {
-	"$T" stat --json > /tmp/stat.json || return 1
-	expected_json_rows > /tmp/stat.expected
-	[ -s /tmp/stat.expected ] || return 1
-	while read -r row; do
-		grep -qF -- "$row, " /tmp/stat.json || return 1
-	done < /tmp/stat.expected
+	for try in 1 2 3; do
+		"$T" "$1" --json > /tmp/$1.json || return 1
+		expected_$1_rows > /tmp/$1.expected
+		[ -s /tmp/$1.expected ] || return 1
+		while read -r row; do
+			grep -qF -- "$row" /tmp/$1.json || continue 2
+		done < /tmp/$1.expected
+		return 0
+	done
+	sed 's/^/# /' /tmp/$1.json
+	return 1
 }
 
 # The initramfs root comes from mktemp -d (mode 0700): open it up so that
@@ -99,21 +118,19 @@ expect "scope reads back" 0 madvise scope
 # Real THP faults first, so the comparison below is of non-zero counters.
 /tests/thp-touch 16 > /dev/null
 check "THP faults were counted" test "$(stats_sum thp_local thp_remote thp_fallback)" -gt 0
-# Counters may move between the two reads; a few tries settle it.
-matched=1
-for try in 1 2 3; do
-	if json_matches_stats; then
-		matched=0
-		break
-	fi
-done
-if [ $matched -eq 0 ]; then ok "stat --json equals the debugfs stats file"
-else not_ok "stat --json equals the debugfs stats file"; cat /tmp/stat.json | sed 's/^/# /'; fi
+check "stat --json equals the debugfs stats file" json_matches_stats stat
 expect "stat table has node columns and Total" 0 "Total" stat
 expect "stat --prometheus" 0 'thpnuma_thp_local_total{node="1"}' stat --prometheus
 expect "watch -c 1" 0 "all" watch -i 0.2 -c 1
+expect "hist shows the faults above" 0 " allocation" hist
+check "hist --json counts equal the stats file's" json_matches_stats hist
+expect "hist --prometheus" 0 'thpnuma_alloc_seconds_bucket{node="1",outcome="local",le="+Inf"}' \
+	hist --prometheus
 expect "reset" 0 "counters reset" reset
 check "counters are zero after reset" test "$(stats_sum)" = 0
+expect "hist is empty after reset" 0 "no THP allocation timed yet" hist
+expect "hist -n 1 --json after reset" 0 '{"node": 1, "outcome": "fallback", "count": 0, "sum_ns": 0,' \
+	hist -n 1 --json
 
 # ---- per-process overrides ---------------------------------------------------------
 # run: the command itself finds its own PID in the tasks file.

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "overrides.h"
@@ -27,21 +26,6 @@ static int read_stats(struct thpnuma_stats *st)
 	ret = stats_parse(text, st, reason, sizeof(reason));
 	free(text);
 	return ret ? debugfs_parse_failure("stats", reason) : 0;
-}
-
-/* A node number: decimal, below the kernel's node limit. */
-static int parse_node(const char *text, int *node)
-{
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	v = strtoul(text, &end, 10);
-	if (errno || end == text || *end || text[0] == '-' ||
-	    v >= STATS_MAX_NODES)
-		return -EINVAL;
-	*node = (int)v;
-	return 0;
 }
 
 /* Look up @key in the version file's "key value" lines; "unknown" if absent. */
@@ -123,146 +107,44 @@ static int write_prometheus(FILE *out, const struct thpnuma_stats *st)
 	return EXIT_OK;
 }
 
-/*
- * --output FILE: write a hidden temporary file in FILE's directory, then
- * rename it over FILE, so that a reader (node_exporter's textfile
- * collector reads *.prom) sees the old file or the new one, never half
- * of one. The temporary's name does not end in .prom.
- */
-struct output {
-	FILE *f;
-	const char *path;
-	char tmp[PATH_MAX];
-};
-
-static int output_open(struct output *o, const char *path)
+static int write_stats(FILE *out, const struct report_options *ro,
+		       const void *data)
 {
-	const char *slash = strrchr(path, '/');
-	mode_t mask;
-	int fd;
+	const struct thpnuma_stats *st = data;
 
-	o->path = path;
-	if (slash)
-		snprintf(o->tmp, sizeof(o->tmp), "%.*s/.%s.XXXXXX",
-			 (int)(slash - path), path, slash + 1);
+	if (ro->format == REPORT_PROMETHEUS)
+		return write_prometheus(out, st);
+	if (ro->format == REPORT_JSON)
+		stats_write_json(out, st);
 	else
-		snprintf(o->tmp, sizeof(o->tmp), ".%s.XXXXXX", path);
-	fd = mkstemp(o->tmp);
-	if (fd < 0) {
-		error("cannot create a temporary file for %s: %s", path,
-		      strerror(errno));
-		return EXIT_FAIL;
-	}
-	/* mkstemp makes it 0600; the collector runs as another user. */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) || !(o->f = fdopen(fd, "w"))) {
-		error("cannot write %s: %s", o->tmp, strerror(errno));
-		close(fd);
-		unlink(o->tmp);
-		return EXIT_FAIL;
-	}
+		stats_write_table(out, st, ro->node < 0);
 	return EXIT_OK;
 }
 
-/* Keep the file only if everything reached the disk; @ret: so far. */
-static int output_close(struct output *o, int ret)
+static int stats_read(void *data)
 {
-	int err = 0;
+	return read_stats(data);
+}
 
-	if (fflush(o->f))
-		err = errno;
-	else if (ferror(o->f))
-		err = EIO;
-	else if (fsync(fileno(o->f)))
-		err = errno;
-	if (fclose(o->f) && !err)
-		err = errno;
-	if (!ret && !err && rename(o->tmp, o->path))
-		err = errno;
-	if (!ret && err) {
-		error("cannot write %s: %s", o->path, strerror(err));
-		ret = EXIT_FAIL;
-	}
-	if (ret)
-		unlink(o->tmp);
-	return ret;
+static int stats_select(void *data, int node)
+{
+	return stats_select_node(data, node);
+}
+
+static void stats_release(void *data)
+{
+	stats_free(data);
 }
 
 static int do_stat(const struct command *cmd, int argc, char *argv[])
 {
-	enum { OPT_JSON = 256, OPT_PROMETHEUS };
-	static const struct option options[] = {
-		{ "node", required_argument, NULL, 'n' },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "prometheus", no_argument, NULL, OPT_PROMETHEUS },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ }
+	static const struct report_source stats_report = {
+		.read = stats_read, .select_node = stats_select,
+		.write = write_stats, .free = stats_release,
 	};
-	enum { TABLE, JSON, PROMETHEUS } format = TABLE;
-	struct output o = { .f = stdout };
-	const char *output = NULL;
 	struct thpnuma_stats st;
-	int node = -1;
-	int c, ret;
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, ":n:o:h", options, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (parse_node(optarg, &node))
-				return usage_error(cmd, "invalid node '%s'",
-						   optarg);
-			break;
-		case OPT_JSON:
-		case OPT_PROMETHEUS:
-			if (format != TABLE)
-				return usage_error(cmd,
-						   "--json and --prometheus exclude each other");
-			format = c == OPT_JSON ? JSON : PROMETHEUS;
-			break;
-		case 'o':
-			if (!*optarg)
-				return usage_error(cmd, "empty --output file name");
-			output = optarg;
-			break;
-		case 'h':
-			show_help(cmd);
-			return EXIT_OK;
-		default:
-			return option_error(cmd, c, argv);
-		}
-	}
-	if (optind < argc)
-		return usage_error(cmd, "unexpected argument '%s'",
-				   argv[optind]);
-	ret = ensure_debugfs();
-	if (ret)
-		return ret;
-	ret = read_stats(&st);
-	if (ret)
-		return ret;
-	if (node >= 0 && stats_select_node(&st, node)) {
-		error("node %d is not online", node);
-		stats_free(&st);
-		return EXIT_FAIL;
-	}
-	/* Only now: a failed read leaves an existing FILE as it was. */
-	if (output)
-		ret = output_open(&o, output);
-	if (!ret) {
-		if (format == JSON)
-			stats_write_json(o.f, &st);
-		else if (format == PROMETHEUS)
-			ret = write_prometheus(o.f, &st);
-		else
-			stats_write_table(o.f, &st, node < 0);
-		if (output)
-			ret = output_close(&o, ret);
-	}
-	stats_free(&st);
-	return ret;
+	return run_report(cmd, argc, argv, &stats_report, &st);
 }
 
 /* volatile sig_atomic_t: what C allows a signal handler to write. */

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include "policy.h"
 #include "text.h"
 
@@ -51,6 +52,7 @@ extern const struct command cmd_load, cmd_unload, cmd_status;	/* cmd-module.c */
 extern const struct command cmd_policy, cmd_zone_reclaim, cmd_scope,
 	cmd_reset;						/* cmd-settings.c */
 extern const struct command cmd_stat, cmd_watch;		/* cmd-stat.c */
+extern const struct command cmd_hist;				/* cmd-hist.c */
 extern const struct command cmd_run, cmd_tasks, cmd_task,
 	cmd_policies;						/* cmd-tasks.c */
 extern const struct command cmd_help;				/* thpnumactl.c */
@@ -140,6 +142,37 @@ int sysfs_failure(const char *verb, const char *path, int err);
 int read_debugfs(const char *file, char **text);
 /* A debugfs file's contents were not what thpnumactl understands. */
 int debugfs_parse_failure(const char *file, const char *reason);
+
+/* ---- report.c: what stat and hist share ----------------------------- */
+
+enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_PROMETHEUS };
+
+struct report_options {
+	int node;			/* -1: every node */
+	enum report_format format;
+	const char *output;		/* -o FILE; NULL: stdout */
+};
+
+/* A per-node debugfs file and how to show it; @data is what read fills. */
+struct report_source {
+	/* 0, or an exit status after a message. */
+	int (*read)(void *data);
+	/* Keep only @node; non-zero if there is no such node. */
+	int (*select_node)(void *data, int node);
+	/* Writes @data to @out in @ro->format; returns an exit status. */
+	int (*write)(FILE *out, const struct report_options *ro,
+		     const void *data);
+	void (*free)(void *data);
+};
+
+/*
+ * A report command: parse [-n NODE] [--json | --prometheus] [-o FILE]
+ * [-h], then read into @data, keep NODE and write, all through @src. -o
+ * writes a temporary file renamed over FILE once complete: on any failure
+ * FILE is left as it was. Returns the exit status.
+ */
+int run_report(const struct command *cmd, int argc, char *argv[],
+	       const struct report_source *src, void *data);
 
 /* ---- cmd-tasks.c ----------------------------------------------------- */
 

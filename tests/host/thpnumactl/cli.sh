@@ -1,7 +1,7 @@
 #!/bin/sh
 # thpnumactl commands run against a fake debugfs and sysfs tree, through
 # THPNUMACTL_DEBUGFS and THPNUMACTL_SYSFS. Prints TAP lines.
-# env: THPNUMACTL (the binary), FIXTURES (recorded stats files)
+# env: THPNUMACTL (the binary), FIXTURES (recorded stats and hist files)
 T=$THPNUMACTL
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
@@ -55,6 +55,7 @@ make_tree() {
 	echo "[all] madvise" > "$dbg/scope"
 	: > "$dbg/reset"
 	cp "$FIXTURES/good-2node.txt" "$dbg/stats"
+	cp "$FIXTURES/hist-2node.txt" "$dbg/hist"
 	printf '412 thp\\040touch strict-local -\n77 db local-then-remote 3\n' \
 		> "$dbg/tasks"
 	cp "$FIXTURES/policies.txt" "$dbg/policies"
@@ -93,6 +94,10 @@ expect 2 "option '--node' needs an argument" "stat --node without a node" stat -
 expect 2 "invalid node 'abc'" "stat -n abc" stat -n abc
 expect 2 "invalid node '-1'" "stat -n -1" stat -n -1
 expect 2 "exclude each other" "stat --json --prometheus" stat --json --prometheus
+expect 2 "exclude each other" "hist --json --prometheus" hist --prometheus --json
+expect 2 "invalid node 'x'" "hist -n x" hist -n x
+expect 2 "unexpected argument 'all'" "hist extra argument" hist all
+expect 2 "Try 'thpnumactl hist --help'" "hist usage errors point to --help" hist --bogus
 expect 2 "unexpected argument 'extra'" "stat extra argument" stat extra
 expect 2 "Try 'thpnumactl stat --help'" "usage errors point to --help" stat --bogus
 expect 2 "invalid interval '0'" "watch -i 0" watch -i 0
@@ -120,7 +125,7 @@ expect 2 "unexpected argument 'all'" "reset with a stray argument" reset all
 expect 2 "unknown command 'nope'" "help for an unknown command" help nope
 
 # ---- help and version ------------------------------------------------
-for c in load unload status policy zone-reclaim scope stat watch run tasks task policies reset; do
+for c in load unload status policy zone-reclaim scope stat watch hist run tasks task policies reset; do
 	expect 0 "Example" "$c --help shows usage with examples" $c --help
 done
 expect 0 "Usage: thpnumactl stat" "help stat" help stat
@@ -262,7 +267,8 @@ else
 	ok "promtool check metrics # SKIP no promtool (tests/install-deps.sh unpacks it)"
 fi
 # A full disk or a closed pipe: the exit status says so.
-for args in "stat --prometheus" "stat --json" "stat" "tasks --json" "status" "--version"; do
+for args in "stat --prometheus" "stat --json" "stat" "hist" "hist --json" \
+	"hist --prometheus" "tasks --json" "status" "--version"; do
 	# shellcheck disable=SC2086
 	"$T" $args > /dev/full 2> "$work/err"
 	rc=$?
@@ -314,6 +320,98 @@ for f in bad-non-numeric bad-missing-column bad-empty bad-overflow; do
 done
 cp "$FIXTURES/good-4node-huge.txt" "$dbg/stats"
 expect 0 "18446744073709551615" "stat shows 64-bit maxima" stat
+
+# ---- hist ----------------------------------------------------------------------
+cp "$FIXTURES/good-2node.txt" "$dbg/stats"
+run hist
+if [ "$rc" -eq 0 ] && cmp -s "$work/out" "$FIXTURES/hist-2node.expected"; then
+	ok "hist renders the histograms as the expected text"
+else
+	not_ok "hist renders the histograms as the expected text (rc=$rc)"
+	diff "$FIXTURES/hist-2node.expected" "$work/out" | sed 's/^/# /'
+	sed 's/^/# /' "$work/err"
+fi
+run hist -n 0
+if [ "$rc" -eq 0 ] && cmp -s "$work/out" "$FIXTURES/hist-2node.expected"; then
+	ok "hist -n 0: node 0 holds every allocation"
+else
+	not_ok "hist -n 0: node 0 holds every allocation (rc=$rc)"
+fi
+expect 0 "no THP allocation timed yet" "hist -n 1: nothing timed on node 1" hist -n 1
+expect 1 "node 5 is not online" "hist -n 5 on a two-node machine" hist -n 5
+run hist --json
+if [ "$rc" -eq 0 ] && python3 - "$work/out" "$dbg/hist" "$dbg/stats" <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))["histograms"]
+lines = [l.split() for l in open(sys.argv[2]) if l.strip()]
+bounds = [int(b) for b in lines[0][4:-1]] + [None]
+rows = lines[1:]
+assert [(h["node"], h["outcome"]) for h in doc] == [(int(r[0]), r[1]) for r in rows]
+for h, r in zip(doc, rows):
+    assert h["count"] == int(r[2]) and h["sum_ns"] == int(r[3]), h
+    assert [b["count"] for b in h["buckets"]] == [int(v) for v in r[4:]]
+    assert [b["lt_ns"] for b in h["buckets"]] == bounds
+    assert [b["ge_ns"] for b in h["buckets"]] == [0] + bounds[:-1]
+# The module's invariants, which the fixtures keep.
+st = [l.split() for l in open(sys.argv[3]) if l.strip()]
+col = {n: i for i, n in enumerate(st[0])}
+for row in st[1:]:
+    mine = [h for h in doc if h["node"] == int(row[0])]
+    for h in mine:
+        assert h["count"] == int(row[col["thp_" + h["outcome"]]])
+    assert sum(h["sum_ns"] for h in mine) == int(row[col["alloc_ns"]])
+local0 = doc[0]
+assert (local0["p50_ns"], local0["p99_ns"], local0["max_ns"]) == \
+    (2097152, 8388608, 33554432), local0
+assert doc[-1]["p50_ns"] is None
+EOF
+then
+	ok "hist --json holds the file's histograms, bounds and percentiles"
+else
+	not_ok "hist --json holds the file's histograms, bounds and percentiles (rc=$rc)"
+fi
+run hist --prometheus
+cp "$work/out" "$work/hist.prom"
+if [ "$rc" -eq 0 ] && python3 "$here/check_prometheus.py" "$work/out" &&
+   grep -qx '# TYPE thpnuma_alloc_seconds histogram' "$work/out" &&
+   grep -qx 'thpnuma_alloc_seconds_bucket{node="0",outcome="local",le="+Inf"} 100' "$work/out" &&
+   grep -qx 'thpnuma_alloc_seconds_count{node="1",outcome="fallback"} 0' "$work/out"; then
+	ok "hist --prometheus is a valid histogram, empty ones included"
+else
+	not_ok "hist --prometheus is a valid histogram, empty ones included (rc=$rc)"
+fi
+# node_exporter's textfile collector reads both files into one scrape.
+"$T" stat --prometheus > "$work/both.prom" && cat "$work/hist.prom" >> "$work/both.prom"
+if [ -n "$promtool" ]; then
+	for f in hist both; do
+		if "$promtool" check metrics < "$work/$f.prom" > "$work/promtool" 2>&1; then
+			ok "promtool check metrics accepts $f.prom"
+		else
+			not_ok "promtool check metrics accepts $f.prom"
+			sed 's/^/# /' "$work/promtool"
+		fi
+	done
+else
+	ok "promtool check metrics of hist # SKIP no promtool"
+fi
+run hist --prometheus -o "$prom/hist.prom"
+if [ "$rc" -eq 0 ] && cmp -s "$prom/hist.prom" "$work/hist.prom"; then
+	ok "hist -o writes the file"
+else
+	not_ok "hist -o writes the file (rc=$rc)"
+fi
+for f in hist-bad-bound hist-bad-more-buckets; do
+	cp "$FIXTURES/$f.txt" "$dbg/hist"
+	expect 1 "cannot parse $dbg/hist: line 1: column" "hist refuses $f" hist
+done
+expect 1 "the module's histogram layout is not thpnumactl's" \
+	"hist names a layout mismatch as such" hist
+cp "$FIXTURES/hist-bad-count.txt" "$dbg/hist"
+expect 1 "count 3 is not the sum of the buckets" "hist refuses a wrong count" hist
+rm "$dbg/hist"
+expect 1 "this thpnuma module has no latency histograms" \
+	"hist on a module without the hist file" hist
+cp "$FIXTURES/hist-2node.txt" "$dbg/hist"
 
 # ---- watch ----------------------------------------------------------------
 cp "$FIXTURES/good-2node.txt" "$dbg/stats"
@@ -568,7 +666,8 @@ cp "$FIXTURES/policies.txt" "$dbg/policies"
 
 # ---- nothing but ASCII, whatever the locale -------------------------------
 nonascii=""
-for args in "stat" "stat --json" "stat --prometheus" "status" "tasks" \
+for args in "stat" "stat --json" "stat --prometheus" "hist" "hist --json" \
+	"hist --prometheus" "status" "tasks" \
 	"tasks --json" "policies" "watch 0.1 1" "--help"; do
 	# shellcheck disable=SC2086
 	LC_ALL=C "$T" $args > "$work/out" 2>&1
@@ -591,6 +690,7 @@ THPNUMACTL_DEBUGFS=$work/nowhere
 expect 1 "thpnuma is not loaded; load it with: thpnumactl load" \
 	"policy without the module says how to load it" policy
 expect 1 "thpnuma is not loaded" "stat without the module" stat
+expect 1 "thpnuma is not loaded" "hist without the module" hist
 expect 1 "thpnuma is not loaded" "reset without the module" reset
 expect 1 "thpnuma is not loaded" "task PID POLICY without the module" task 1 kernel
 expect 1 "thpnuma is not loaded" "run without the module" run -p kernel -- true
@@ -672,7 +772,7 @@ if [ -z "$nobody_skip" ]; then
 			> "$work/out" 2> "$work/err"
 		rc=$?
 	}
-	for args in "policy kernel" "zone-reclaim 1" "scope all" "stat" "reset" "load" "unload" \
+	for args in "policy kernel" "zone-reclaim 1" "scope all" "stat" "hist" "reset" "load" "unload" \
 		"tasks" "task 1 kernel" "run --policy kernel -- true" "policies"; do
 		# shellcheck disable=SC2086
 		as_nobody $args

@@ -65,6 +65,10 @@ expect_completion "--user" thpnumactl run --u
 expect_completion "root" thpnumactl run -p kernel --user roo
 expect_completion "reclaim,write" thpnumactl zone-reclaim reclaim,w
 expect_completion "--json" thpnumactl stat --j
+expect_completion "hist help" thpnumactl h
+expect_completion "--prometheus" thpnumactl hist --p
+expect_completion "--node --output --help" thpnumactl hist --json -
+expect_completion "FILES" thpnumactl hist -o ""
 expect_completion "--interval" thpnumactl watch --i
 expect_completion "zone-reclaim" thpnumactl help z
 # The bugs of the first-use review (ux-review.md section 3).

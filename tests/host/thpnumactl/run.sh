@@ -1,6 +1,6 @@
 #!/bin/sh
 # Run the thpnumactl host tests and total their TAP lines.
-# usage: run.sh BUILD_DIR (holding thpnumactl and test_stats)
+# usage: run.sh BUILD_DIR (holding thpnumactl, test_stats and test_hist)
 out=$1
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
@@ -8,8 +8,10 @@ trap 'rm -rf "$work"' EXIT
 log=$work/log
 
 {
-	TEST_FIXTURES="$here/fixtures" TEST_OUT="$work" "$out/test_stats" ||
-		echo "not ok - test_stats exited with status $?"
+	for t in test_stats test_hist; do
+		TEST_FIXTURES="$here/fixtures" TEST_OUT="$work" "$out/$t" ||
+			echo "not ok - $t exited with status $?"
+	done
 	for f in "$work"/*.json; do
 		if python3 -m json.tool "$f" > /dev/null; then
 			echo "ok - $(basename "$f") is valid JSON"

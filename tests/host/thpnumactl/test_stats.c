@@ -2,9 +2,7 @@
 /*
  * Unit tests for userspace/lib: the stats parser fed recorded and broken
  * stats files; the table, JSON, Prometheus and watch writers; the text
- * helpers and the JSON writer.
- * env: TEST_FIXTURES (the fixtures directory), TEST_OUT (a directory where
- * JSON and Prometheus outputs land for run.sh to validate with python3).
+ * helpers and the JSON writer. Fixtures and outputs: see fixture.h.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,43 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kselftest_harness.h"
+#include "fixture.h"
 #include "json.h"
 #include "overrides.h"
 #include "stats.h"
 #include "text.h"
-
-/* A directory named by the environment, as run.sh passes them. */
-static const char *env_dir(const char *name)
-{
-	const char *dir = getenv(name);
-
-	if (!dir) {
-		fprintf(stderr, "%s is not set (see run.sh)\n", name);
-		exit(1);
-	}
-	return dir;
-}
-
-static char *slurp(const char *name)
-{
-	char path[4096], *text = NULL;
-	size_t len = 0;
-	FILE *f, *mem;
-	int c;
-
-	snprintf(path, sizeof(path), "%s/%s", env_dir("TEST_FIXTURES"), name);
-	f = fopen(path, "r");
-	if (!f) {
-		fprintf(stderr, "cannot open %s: %s\n", path, strerror(errno));
-		exit(1);
-	}
-	mem = open_memstream(&text, &len);
-	while ((c = fgetc(f)) != EOF)
-		fputc(c, mem);
-	fclose(mem);
-	fclose(f);
-	return text;
-}
 
 static int parse_fixture(const char *name, struct thpnuma_stats *st,
 			 char *err, size_t errlen)
@@ -86,22 +52,6 @@ static char *capture(void (*write)(FILE *, const struct thpnuma_stats *),
 	write(mem, st);
 	fclose(mem);
 	return text;
-}
-
-static void save(const char *name, const char *text)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", env_dir("TEST_OUT"), name);
-	f = fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "cannot write %s: %s\n", path,
-			strerror(errno));
-		exit(1);
-	}
-	fputs(text, f);
-	fclose(f);
 }
 
 static void write_table_total(FILE *out, const struct thpnuma_stats *st)
