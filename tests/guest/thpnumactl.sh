@@ -124,7 +124,7 @@ expect "stat --prometheus" 0 'thpnuma_thp_local_total{node="1"}' stat --promethe
 expect "watch -c 1" 0 "all" watch -i 0.2 -c 1
 expect "hist shows the faults above" 0 " allocation" hist
 check "hist --json counts equal the stats file's" json_matches_stats hist
-expect "hist --prometheus" 0 'thpnuma_alloc_seconds_bucket{node="1",outcome="local",le="+Inf"}' \
+expect "hist --prometheus" 0 'thpnuma_alloc_duration_seconds_bucket{node="1",outcome="local",le="+Inf"}' \
 	hist --prometheus
 expect "reset" 0 "counters reset" reset
 check "counters are zero after reset" test "$(stats_sum)" = 0

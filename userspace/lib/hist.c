@@ -487,15 +487,15 @@ static void prometheus_histogram(FILE *out, int node, int outcome,
 			snprintf(le, sizeof(le), "+Inf");
 		else
 			le_text(le, sizeof(le), thpnuma_hist_bound(b));
-		fputs("thpnuma_alloc_seconds_bucket", out);
+		fputs("thpnuma_alloc_duration_seconds_bucket", out);
 		prometheus_labels(out, node, outcome);
 		fprintf(out, ",le=\"%s\"} %" PRIu64 "\n", le, total);
 	}
-	fputs("thpnuma_alloc_seconds_sum", out);
+	fputs("thpnuma_alloc_duration_seconds_sum", out);
 	prometheus_labels(out, node, outcome);
 	fprintf(out, "} %" PRIu64 ".%09" PRIu64 "\n", hc->sum_ns / 1000000000,
 		hc->sum_ns % 1000000000);
-	fputs("thpnuma_alloc_seconds_count", out);
+	fputs("thpnuma_alloc_duration_seconds_count", out);
 	prometheus_labels(out, node, outcome);
 	fprintf(out, "} %" PRIu64 "\n", hc->count);
 }
@@ -505,8 +505,8 @@ void hist_write_prometheus(FILE *out, const struct thpnuma_hist *h)
 	unsigned int i;
 	int o;
 
-	fputs("# HELP thpnuma_alloc_seconds Time each hooked THP allocation took, by faulting node and outcome.\n"
-	      "# TYPE thpnuma_alloc_seconds histogram\n", out);
+	fputs("# HELP thpnuma_alloc_duration_seconds Time each hooked THP allocation took, by faulting node and outcome.\n"
+	      "# TYPE thpnuma_alloc_duration_seconds histogram\n", out);
 	for (i = 0; i < h->nr_nodes; i++)
 		for (o = 0; o < THPNUMA_NR_HIST_OUTCOMES; o++)
 			prometheus_histogram(out, h->nodes[i].node, o,

@@ -88,7 +88,7 @@ const struct command cmd_hist = {
 	"  -n, --node NODE    only this node\n"
 	"      --json         one JSON object: every histogram, its buckets\n"
 	"                     and their bounds\n"
-	"      --prometheus   a Prometheus histogram, thpnuma_alloc_seconds\n"
+	"      --prometheus   a Prometheus histogram, thpnuma_alloc_duration_seconds\n"
 	"  -o, --output FILE  write FILE atomically, as stat -o does\n"
 	"  -h, --help         show this help\n\n"
 	"Examples:\n"

@@ -373,9 +373,9 @@ fi
 run hist --prometheus
 cp "$work/out" "$work/hist.prom"
 if [ "$rc" -eq 0 ] && python3 "$here/check_prometheus.py" "$work/out" &&
-   grep -qx '# TYPE thpnuma_alloc_seconds histogram' "$work/out" &&
-   grep -qx 'thpnuma_alloc_seconds_bucket{node="0",outcome="local",le="+Inf"} 100' "$work/out" &&
-   grep -qx 'thpnuma_alloc_seconds_count{node="1",outcome="fallback"} 0' "$work/out"; then
+   grep -qx '# TYPE thpnuma_alloc_duration_seconds histogram' "$work/out" &&
+   grep -qx 'thpnuma_alloc_duration_seconds_bucket{node="0",outcome="local",le="+Inf"} 100' "$work/out" &&
+   grep -qx 'thpnuma_alloc_duration_seconds_count{node="1",outcome="fallback"} 0' "$work/out"; then
 	ok "hist --prometheus is a valid histogram, empty ones included"
 else
 	not_ok "hist --prometheus is a valid histogram, empty ones included (rc=$rc)"

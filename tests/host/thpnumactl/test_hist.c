@@ -286,10 +286,10 @@ TEST(text_edges)
 	free(text);
 	hist_write_prometheus(capture_start(&c), &h);
 	text = capture_end(&c);
-	EXPECT_TRUE(strstr(text, "thpnuma_alloc_seconds_bucket{node=\"3\",outcome=\"local\",le=\"17.179869184\"} 1\n"
-			   "thpnuma_alloc_seconds_bucket{node=\"3\",outcome=\"local\",le=\"+Inf\"} 2\n"
-			   "thpnuma_alloc_seconds_sum{node=\"3\",outcome=\"local\"} 17.179870208\n"
-			   "thpnuma_alloc_seconds_count{node=\"3\",outcome=\"local\"} 2\n") != NULL)
+	EXPECT_TRUE(strstr(text, "thpnuma_alloc_duration_seconds_bucket{node=\"3\",outcome=\"local\",le=\"17.179869184\"} 1\n"
+			   "thpnuma_alloc_duration_seconds_bucket{node=\"3\",outcome=\"local\",le=\"+Inf\"} 2\n"
+			   "thpnuma_alloc_duration_seconds_sum{node=\"3\",outcome=\"local\"} 17.179870208\n"
+			   "thpnuma_alloc_duration_seconds_count{node=\"3\",outcome=\"local\"} 2\n") != NULL)
 		TH_LOG("Prometheus: the last bound, +Inf, sum and count: %s",
 		       text);
 	save("hist-edges.prom", text);
@@ -315,12 +315,12 @@ TEST(json_and_prometheus)
 	free(text);
 	hist_write_prometheus(capture_start(&c), &h);
 	text = capture_end(&c);
-	EXPECT_TRUE(strstr(text, "# TYPE thpnuma_alloc_seconds histogram\n") &&
-		    strstr(text, "thpnuma_alloc_seconds_bucket{node=\"0\",outcome=\"local\",le=\"1.024e-06\"} 0\n") &&
-		    strstr(text, "thpnuma_alloc_seconds_bucket{node=\"0\",outcome=\"local\",le=\"0.002097152\"} 70\n") &&
-		    strstr(text, "thpnuma_alloc_seconds_bucket{node=\"0\",outcome=\"local\",le=\"+Inf\"} 100\n") &&
-		    strstr(text, "thpnuma_alloc_seconds_sum{node=\"0\",outcome=\"local\"} 0.190000000\n") &&
-		    strstr(text, "thpnuma_alloc_seconds_count{node=\"1\",outcome=\"fallback\"} 0\n"))
+	EXPECT_TRUE(strstr(text, "# TYPE thpnuma_alloc_duration_seconds histogram\n") &&
+		    strstr(text, "thpnuma_alloc_duration_seconds_bucket{node=\"0\",outcome=\"local\",le=\"1.024e-06\"} 0\n") &&
+		    strstr(text, "thpnuma_alloc_duration_seconds_bucket{node=\"0\",outcome=\"local\",le=\"0.002097152\"} 70\n") &&
+		    strstr(text, "thpnuma_alloc_duration_seconds_bucket{node=\"0\",outcome=\"local\",le=\"+Inf\"} 100\n") &&
+		    strstr(text, "thpnuma_alloc_duration_seconds_sum{node=\"0\",outcome=\"local\"} 0.190000000\n") &&
+		    strstr(text, "thpnuma_alloc_duration_seconds_count{node=\"1\",outcome=\"fallback\"} 0\n"))
 		TH_LOG("Prometheus: cumulative buckets, sum in seconds: %s",
 		       text);
 	save("hist-2node.prom", text);
