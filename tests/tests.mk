@@ -128,7 +128,7 @@ trace-demo:
 trace-demo-initramfs: .cache/kernels/$(DEMO_KERNEL)/boot/vmlinuz-$(DEMO_KERNEL) \
 		$(DEMO)/lib/thpnuma.ko $(filter-out $(GUEST)/%,$(TRACE_DEMO_BIN))
 	rm -rf $(TRACE_DEMO)/bin && mkdir -p $(TRACE_DEMO)/bin $(TRACE_DEMO)/$(DEMO_KERNEL)
-	cp $(TRACE_DEMO_BIN) $$(command -v perf bpftrace) $(TRACE_DEMO)/bin/
+	cp $(TRACE_DEMO_BIN) $$(command -v perf) $$(command -v bpftrace) $(TRACE_DEMO)/bin/
 	$(TOP)/tests/vm/mkinitramfs.sh $(DEMO_KERNEL) $(DEMO)/lib $(TRACE_DEMO)/bin \
 		$(TRACE_DEMO)/$(DEMO_KERNEL)/initramfs.cpio
 

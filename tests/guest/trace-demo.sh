@@ -5,10 +5,11 @@
 . /tests/lib.sh
 T=/sys/kernel/tracing
 E=$T/events/thpnuma/thp_fault
-PATH=/tests:$PATH
+# bpftrace -c wants one binary, so no second /tests in PATH.
+case ":$PATH:" in *:/tests:*) ;; *) PATH=/tests:$PATH ;; esac
 echo madvise > /sys/kernel/mm/transparent_hugepage/enabled
 echo madvise > /sys/kernel/mm/transparent_hugepage/defrag
-STORM="thp-swapstorm --node 0 --fill-level wmark --region 128M"
+STORM="/tests/thp-swapstorm --node 0 --fill-level wmark --region 128M"
 
 # show CMD...: print the command as typed, then run it.
 show() { echo; echo "# $*"; sh -c "$*"; }
@@ -39,7 +40,7 @@ fi
 echo; echo "== bpftrace"
 if command -v bpftrace > /dev/null; then
 	show "bpftrace -q -c '$STORM' -e 'tracepoint:thpnuma:thp_fault /args->result == 2/ { @remote_us = hist(args->alloc_ns / 1000); } tracepoint:thpnuma:thp_fault /args->result == 1/ { @local_us = hist(args->alloc_ns / 1000); }' 2>&1 | grep -v '^{\"'"
-	check "bpftrace attached" sh -c "bpftrace -q -c 'thp-touch 8' -e 'tracepoint:thpnuma:thp_fault { @n = count(); }' 2>&1 | grep -q '@n: 4'"
+	check "bpftrace attached" sh -c "bpftrace -q -c '/tests/thp-touch 8' -e 'tracepoint:thpnuma:thp_fault { @n = count(); }' 2>&1 | grep -q '@n: 4'"
 else
 	skip "bpftrace" "not in this initramfs"
 fi
