@@ -21,7 +21,7 @@ echo; echo "== tracefs"
 show "echo 1 > $E/enable"
 $STORM > /dev/null
 show "echo 0 > $E/enable"
-show "grep -v '^#' $T/trace | grep -m 4 'result=remote\|result=local'"
+show "grep -m 2 result=local $T/trace; grep -m 2 result=remote $T/trace"
 show "echo 'hist:keys=result:vals=hitcount,alloc_ns,compact_stall' > $E/trigger"
 $STORM > /dev/null
 show "cat $E/hist | grep -v '^#'"
@@ -31,8 +31,8 @@ check "tracefs: events and the hist trigger" grep -q "result=" $T/trace
 echo; echo "== perf"
 if command -v perf > /dev/null; then
 	show "perf stat -e thpnuma:thp_fault -- thp-touch 64 2>&1 | grep -E 'thp_fault|elapsed'"
-	show "perf record -q -o /tmp/perf.data -e thpnuma:thp_fault -- $STORM > /dev/null 2>&1; perf script -i /tmp/perf.data -F comm,pid,cpu,event,trace 2>/dev/null | head -3"
-	check "perf record saw the event" sh -c "perf script -i /tmp/perf.data 2>/dev/null | grep -q thp_fault"
+	show "perf record -q -o /tmp/perf.data -e thpnuma:thp_fault --filter 'result == 2' -- $STORM > /dev/null 2>&1; perf script -i /tmp/perf.data -F comm,pid,cpu,event,trace 2>/dev/null | head -2"
+	check "perf record saw only remote faults" sh -c "perf script -i /tmp/perf.data 2>/dev/null | grep -q result=remote && ! perf script -i /tmp/perf.data 2>/dev/null | grep -q result=local"
 else
 	skip "perf" "not in this initramfs"
 fi
