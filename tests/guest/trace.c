@@ -151,6 +151,17 @@ static void fault(size_t size, int advice)
 	munmap(p, size);
 }
 
+/* Fault @size bytes with the event on; 0, or run_begin()'s error. */
+static int traced_fault(struct run *r, size_t size, int advice)
+{
+	int err = run_begin(r);
+
+	if (!err)
+		fault(size, advice);
+	run_end(r);
+	return err;
+}
+
 static long count_events(const struct run *r, const char *action,
 			const char *result)
 {
@@ -265,6 +276,19 @@ static void expect_own_faults(struct __test_metadata *_metadata,
 	}
 }
 
+/* Each of this process's faults was passed through for @reason. */
+static void expect_passed_through(struct __test_metadata *_metadata,
+				  const struct run *r, const char *policy,
+				  unsigned int zone_reclaim, const char *reason)
+{
+	expect_consistent(_metadata, r);
+	expect_own_faults(_metadata, r, policy, zone_reclaim, 0);
+	EXPECT_EQ(REGION_THPS, r->nr);
+	EXPECT_EQ(r->nr, count_events(r, "passthrough", "-"));
+	for (int i = 0; i < r->nr; i++)
+		EXPECT_STREQ(reason, r->ev[i].reason);
+}
+
 FIXTURE(trace) {
 	struct thp_knobs knobs;
 	struct run *run;
@@ -318,9 +342,7 @@ TEST_F_TIMEOUT(trace, free_node, 120)
 {
 	struct run *r = self->run;
 
-	ASSERT_EQ(0, run_begin(r));
-	fault(REGION, MADV_HUGEPAGE);
-	run_end(r);
+	ASSERT_EQ(0, traced_fault(r, REGION, MADV_HUGEPAGE));
 	expect_consistent(_metadata, r);
 	expect_own_faults(_metadata, r, variant->policy, variant->zone_reclaim, 0);
 	EXPECT_EQ(REGION_THPS, r->nr);
@@ -335,9 +357,7 @@ TEST_F_TIMEOUT(trace, full_node, 600)
 		SKIP(return, "no swap device: the full node needs zram swap");
 	self->hog = start_storm_hog();
 	ASSERT_LT(0, self->hog);
-	ASSERT_EQ(0, run_begin(r));
-	fault(STORM_REGION, MADV_HUGEPAGE);
-	run_end(r);
+	ASSERT_EQ(0, traced_fault(r, STORM_REGION, MADV_HUGEPAGE));
 	expect_consistent(_metadata, r);
 	expect_own_faults(_metadata, r, variant->policy, variant->zone_reclaim, 0);
 	EXPECT_EQ(STORM_THPS, r->nr);
@@ -372,15 +392,10 @@ TEST_F_TIMEOUT(trace, mempolicy_is_passthrough, 120)
 	struct run *r = self->run;
 
 	ASSERT_EQ(0, set_mempolicy_nodes(MPOL_BIND, 1UL << 1));
-	ASSERT_EQ(0, run_begin(r));
-	fault(REGION, MADV_HUGEPAGE);
-	run_end(r);
+	ASSERT_EQ(0, traced_fault(r, REGION, MADV_HUGEPAGE));
 	set_mempolicy_nodes(MPOL_DEFAULT, 0);
-	expect_consistent(_metadata, r);
-	expect_own_faults(_metadata, r, variant->policy, variant->zone_reclaim, 0);
-	EXPECT_EQ(REGION_THPS, r->nr);
-	for (int i = 0; i < r->nr; i++)
-		EXPECT_STREQ("mempolicy", r->ev[i].reason);
+	expect_passed_through(_metadata, r, variant->policy,
+			      variant->zone_reclaim, "mempolicy");
 }
 
 TEST_F_TIMEOUT(trace, cpuset_is_passthrough, 120)
@@ -391,15 +406,10 @@ TEST_F_TIMEOUT(trace, cpuset_is_passthrough, 120)
 		SKIP(return, "no cgroup-v2 cpuset controller");
 	ASSERT_EQ(0, cpuset_enter("thpnuma-trace", "1"));
 	pin_to_node(0);
-	ASSERT_EQ(0, run_begin(r));
-	fault(REGION, MADV_HUGEPAGE);
-	run_end(r);
+	ASSERT_EQ(0, traced_fault(r, REGION, MADV_HUGEPAGE));
 	cpuset_leave("thpnuma-trace");
-	expect_consistent(_metadata, r);
-	expect_own_faults(_metadata, r, variant->policy, variant->zone_reclaim, 0);
-	EXPECT_EQ(REGION_THPS, r->nr);
-	for (int i = 0; i < r->nr; i++)
-		EXPECT_STREQ("cpuset", r->ev[i].reason);
+	expect_passed_through(_metadata, r, variant->policy,
+			      variant->zone_reclaim, "cpuset");
 }
 
 /* scope=madvise: unadvised THP faults are traced, and not counted. */
@@ -409,15 +419,9 @@ TEST_F_TIMEOUT(trace, out_of_scope_is_traced, 120)
 
 	ASSERT_EQ(0, write_file(THP_SYSFS "/enabled", "always"));
 	ASSERT_EQ(0, write_file(THPNUMA_DEBUGFS "/scope", "madvise"));
-	ASSERT_EQ(0, run_begin(r));
-	fault(REGION, 0);
-	run_end(r);
-	expect_consistent(_metadata, r);
-	expect_own_faults(_metadata, r, variant->policy, variant->zone_reclaim, 0);
-	EXPECT_EQ(REGION_THPS, r->nr);
-	EXPECT_EQ(r->nr, count_events(r, "passthrough", "-"));
-	for (int i = 0; i < r->nr; i++)
-		EXPECT_STREQ("scope", r->ev[i].reason);
+	ASSERT_EQ(0, traced_fault(r, REGION, 0));
+	expect_passed_through(_metadata, r, variant->policy,
+			      variant->zone_reclaim, "scope");
 }
 
 /* A per-process override decides, and its event says so. */
@@ -430,9 +434,7 @@ TEST_F_TIMEOUT(trace, override_decides, 120)
 
 	snprintf(line, sizeof(line), "%d %s 1", getpid(), other);
 	ASSERT_EQ(0, write_file(THPNUMA_DEBUGFS "/tasks", line));
-	ASSERT_EQ(0, run_begin(r));
-	fault(REGION, MADV_HUGEPAGE);
-	run_end(r);
+	ASSERT_EQ(0, traced_fault(r, REGION, MADV_HUGEPAGE));
 	snprintf(line, sizeof(line), "%d default", getpid());
 	write_file(THPNUMA_DEBUGFS "/tasks", line);
 	expect_consistent(_metadata, r);
