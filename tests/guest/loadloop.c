@@ -2,7 +2,8 @@
 /*
  * Load and unload the module over and over while another CPU keeps
  * faulting THPs on a node under memory pressure, so that unload races
- * with tasks sleeping in reclaim inside the hook's replacement.
+ * with tasks sleeping in reclaim inside the hook's replacement, half the
+ * time with the trace event recording.
  */
 #include "test_util.h"
 #include "kselftest_harness.h"
@@ -10,6 +11,7 @@
 /* LOADLOOP_CYCLES overrides; make check runs a short form. */
 #define CYCLES		200
 #define FAULT_REGION	(16 * MiB)
+#define TRACE_EVENT_ENABLE "/sys/kernel/tracing/events/thpnuma/thp_fault/enable"
 
 static const char *const cycle_params[] = {
 	"policy=strict-local",
@@ -94,7 +96,9 @@ TEST_F_TIMEOUT(loadloop, load_unload_under_thp_faults, 1200)
 	int cycles = env && *env ? atoi(env) : CYCLES;
 	unsigned long hooked = 0, rounds = 0;
 	int load_failures = 0, unload_failures = 0;
+	int trace_failures = 0, hist_failures = 0;
 	struct thpnuma_stats s = { 0 };
+	static char hist[8192];
 
 	for (int i = 0; i < cycles; i++) {
 		const char *params = cycle_params[i % ARRAY_SIZE(cycle_params)];
@@ -105,7 +109,12 @@ TEST_F_TIMEOUT(loadloop, load_unload_under_thp_faults, 1200)
 			TH_LOG("cycle %d: load \"%s\": %s", i, params, strerror(-ret));
 			continue;
 		}
+		/* Every other cycle unloads with the trace event recording. */
+		if (i % 2 && write_file(TRACE_EVENT_ENABLE, "1"))
+			trace_failures++;
 		usleep(20000);
+		if (read_file(THPNUMA_DEBUGFS "/hist", hist, sizeof(hist)) <= 0)
+			hist_failures++;
 		if (!read_stats(&s))
 			hooked += stat_of(&s, 1, THPNUMA_THP_LOCAL) +
 				  stat_of(&s, 1, THPNUMA_THP_REMOTE) +
@@ -122,7 +131,10 @@ TEST_F_TIMEOUT(loadloop, load_unload_under_thp_faults, 1200)
 	       cycles, hooked, rounds);
 	EXPECT_EQ(0, load_failures);
 	EXPECT_EQ(0, unload_failures);
+	EXPECT_EQ(0, trace_failures);
+	EXPECT_EQ(0, hist_failures);
 	EXPECT_FALSE(module_loaded());
+	EXPECT_NE(0, access("/sys/kernel/tracing/events/thpnuma", F_OK));
 	/* The races were real: faults went through the hook meanwhile. */
 	EXPECT_LT(0UL, hooked);
 	EXPECT_LT(0UL, rounds);
