@@ -177,7 +177,7 @@ static int policies_show(struct seq_file *m, void *v)
 				   snap[p * THPNUMA_NR_POLICY_COUNTERS + c]);
 		seq_putc(m, '\n');
 	}
-	kfree(snap);
+	kvfree(snap);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(policies);
@@ -205,7 +205,7 @@ static int stats_show(struct seq_file *m, void *v)
 			seq_printf(m, " %llu", row[c]);
 		seq_putc(m, '\n');
 	}
-	kfree(snap);
+	kvfree(snap);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
@@ -246,7 +246,7 @@ static int hist_show(struct seq_file *m, void *v)
 			seq_putc(m, '\n');
 		}
 	}
-	kfree(snap);
+	kvfree(snap);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(hist);
@@ -269,7 +269,7 @@ static int node_counter_show(struct seq_file *m, void *v)
 	if (!snap)
 		return -ENOMEM;
 	seq_printf(m, "%llu\n", snap[idx]);
-	kfree(snap);
+	kvfree(snap);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(node_counter);

@@ -27,14 +27,13 @@ static inline void thpnuma_count_policy(unsigned int policy,
 					     THPNUMA_NR_POLICY_COUNTERS + c]);
 }
 
-/* [(nid * THPNUMA_NR_HIST_OUTCOMES + outcome) * THPNUMA_HIST_SLOTS + slot] */
-extern u64 __percpu *thpnuma_hist;
+/* [nid][outcome * THPNUMA_HIST_SLOTS + slot], one copy per CPU. */
+extern u64 __percpu **thpnuma_hist;
 
 static inline void thpnuma_hist_add(int nid, enum thpnuma_hist_outcome o,
 				    u64 ns)
 {
-	u64 __percpu *h = thpnuma_hist +
-		(nid * THPNUMA_NR_HIST_OUTCOMES + o) * THPNUMA_HIST_SLOTS;
+	u64 __percpu *h = thpnuma_hist[nid] + o * THPNUMA_HIST_SLOTS;
 
 	this_cpu_inc(h[thpnuma_hist_bucket(ns)]);
 	this_cpu_add(h[THPNUMA_HIST_SUM], ns);
@@ -42,6 +41,7 @@ static inline void thpnuma_hist_add(int nid, enum thpnuma_hist_outcome o,
 
 int thpnuma_counters_init(void);
 void thpnuma_counters_exit(void);
+/* Snapshots since the last reset; the caller kvfree()s them. */
 u64 *thpnuma_counters_snapshot(void);
 u64 *thpnuma_policy_counters_snapshot(void);
 u64 *thpnuma_hist_snapshot(void);

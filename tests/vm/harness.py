@@ -42,9 +42,13 @@ TOPOLOGIES = {
     # Many CPUs per node, as on a real server: concurrency and reclaim
     # at scale (make check-stress, make bench).
     "16c4n": (4, 640),
+    # Many possible nodes: 2 with a CPU each, 62 with memory only. Per-node
+    # state sized by nr_node_ids must still fit (make check-stress).
+    "64n": (64, 48),
 }
-# vCPUs of a topology, spread evenly over its nodes; default one per node.
-TOPOLOGY_CPUS = {"16c4n": 16}
+# vCPUs of a topology, spread evenly over its nodes (or one on each of the
+# first nodes, when there are fewer); default one per node.
+TOPOLOGY_CPUS = {"16c4n": 16, "64n": 2}
 
 
 def distance(i, j, nodes):
@@ -129,7 +133,7 @@ def vmlinuz(kver):
 def qemu_command(kver, topo, initrd, console_log, results_log, node_mb):
     nodes, default_mb = TOPOLOGIES[topo]
     cpus = TOPOLOGY_CPUS.get(topo, nodes)
-    per_node = cpus // nodes
+    per_node = max(cpus // nodes, 1)
     mb = node_mb or int(os.environ.get("THPNUMA_VM_NODE_MB", default_mb))
     cmd = ["qemu-system-x86_64", "-accel", accel(kver), "-cpu", "max",
            "-m", "%dM" % (mb * nodes),
@@ -147,8 +151,11 @@ def qemu_command(kver, topo, initrd, console_log, results_log, node_mb):
     for n in range(nodes):
         first, last = n * per_node, (n + 1) * per_node - 1
         cpu_range = str(first) if first == last else "%d-%d" % (first, last)
+        node = "node,nodeid=%d,memdev=m%d" % (n, n)
+        if first < cpus:
+            node += ",cpus=" + cpu_range
         cmd += ["-object", "memory-backend-ram,id=m%d,size=%dM" % (n, mb),
-                "-numa", "node,nodeid=%d,cpus=%s,memdev=m%d" % (n, cpu_range, n)]
+                "-numa", node]
     for i in range(nodes):
         for j in range(i + 1, nodes):
             cmd += ["-numa", "dist,src=%d,dst=%d,val=%d" % (i, j, distance(i, j, nodes))]
