@@ -11,7 +11,7 @@
 #define TRACEFS		"/sys/kernel/tracing"
 #define EVENT_DIR	TRACEFS "/events/thpnuma/thp_fault"
 #define REGION		(32 * MiB)
-#define STORM_REGION	(128 * MiB)
+#define STORM_REGION	(64 * MiB)
 #define REGION_THPS	((long)(REGION / HPAGE_SIZE))
 #define STORM_THPS	((long)(STORM_REGION / HPAGE_SIZE))
 #define MAX_EVENTS	16384
