@@ -52,15 +52,58 @@ scenario_cmd() {
 	esac
 }
 
-# run_cell TAG... -- CMD...: one workload run, its JSON line tagged.
+# The module's latency histogram of hooked allocations
+# ($THPNUMA_DIR/hist: "node outcome count sum_ns", then one column per
+# log2 bucket named by its exclusive upper bound in ns, the last "inf") as
+# one JSON object: {"bounds_ns":[1024,...,null],"rows":[{"node":0,
+# "outcome":"local","count":3,"sum_ns":5123456,"buckets":[0,...]},...]}.
+# Numbers are copied as text, never through awk's doubles. Prints nothing
+# and fails if the file is missing or not in that layout.
+hist_json() {
+	awk 'function num(v) { if (v !~ /^[0-9]+$/) bad = 1; return v }
+		NR == 1 { if ($1 != "node" || $2 != "outcome" || $3 != "count" || $4 != "sum_ns" || NF < 6) bad = 1
+			nf = NF; out = "{\"bounds_ns\":["
+			for (i = 5; i <= NF; i++)
+				out = out (i > 5 ? "," : "") ($i == "inf" && i == NF ? "null" : num($i))
+			out = out "],\"rows\":["; next }
+		!NF { next }
+		NF != nf || $2 !~ /^[a-z_]+$/ { bad = 1 }
+		{ out = out (rows++ ? "," : "") "{\"node\":" num($1) ",\"outcome\":\"" $2 "\",\"count\":" num($3) ",\"sum_ns\":" num($4) ",\"buckets\":["
+			for (i = 5; i <= NF; i++) out = out (i > 5 ? "," : "") num($i)
+			out = out "]}" }
+		END { if (NR && !bad) print out "]}"; else exit 1 }' "$THPNUMA_DIR/hist"
+}
+
+# run_cell [--hist] TAG... -- CMD...: one workload run, its JSON line
+# tagged. --hist (module loaded): the counters are reset right before the
+# run and the hooked allocations' histogram read right after it, outside
+# the workload's own timing, into the JSON as "hist".
 run_cell() {
+	want_hist=
+	[ "$1" = --hist ] && { want_hist=1; shift; }
 	tags=
 	while [ "$1" != -- ]; do tags="$tags $1"; shift; done
 	shift
 	settle
+	if [ -n "$want_hist" ] && ! echo 1 > "$THPNUMA_DIR/reset"; then
+		diag "cell$tags: cannot reset the counters, no histogram"
+		want_hist=
+	fi
 	t0=$(date +%s)
 	if json=$("$@" --json); then
-		echo "BENCH$tags secs=$(($(date +%s) - t0)) $json"
+		secs=$(($(date +%s) - t0))
+		if [ -n "$want_hist" ]; then
+			case $json in
+			*\}) hist=$(hist_json) ;;
+			*) hist= ;;
+			esac
+			if [ -n "$hist" ]; then
+				json="${json%\}},\"hist\":$hist}"
+			else
+				diag "cell$tags: no histogram in $THPNUMA_DIR/hist"
+			fi
+		fi
+		echo "BENCH$tags secs=$secs $json"
 		ok "cell$tags"
 	else
 		not_ok "cell$tags (exit $?)"
@@ -83,7 +126,8 @@ for state in $STATES; do
 		echo "$defrag" > $T/defrag
 		for sc in $SCENARIOS; do
 			# shellcheck disable=SC2046
-			run_cell "state=$state" "defrag=$defrag" "scenario=$sc" -- \
+			run_cell $([ "$state" != absent ] && echo --hist) \
+				"state=$state" "defrag=$defrag" "scenario=$sc" -- \
 				$(scenario_cmd "$sc")
 		done
 	done
