@@ -29,6 +29,74 @@ def fault(cell):
     return res.get("fault") or res.get("fragmented")
 
 
+def hooked(cell):
+    """The module's latency histogram of the cell's hooked allocations,
+    summed over nodes and outcomes: {"n", "p50", "p99", "max"}, each
+    quantile as (bound in ns, "<=") for the upper bound of the log2 bucket
+    that holds it, or (lower bound, ">=") for the last, unbounded bucket;
+    None where n is 0. None if the cell has no histogram (module absent,
+    or results from before the module had one)."""
+    h = cell["result"].get("hist")
+    if not h or not h.get("rows"):
+        return None
+    bounds = h["bounds_ns"]
+    total = [0] * len(bounds)
+    for row in h["rows"]:
+        for b, v in enumerate(row["buckets"]):
+            total[b] += v
+    n = sum(total)
+
+    def bucket(b):
+        if bounds[b] is not None:
+            return (bounds[b], "<=")
+        return (bounds[b - 1] if b else 0, ">=")
+
+    def quantile(pct):
+        # Nearest rank: the first bucket where the running count reaches
+        # ceil(pct / 100 * n), in integers.
+        rank, seen = max(1, -(-n * pct // 100)), 0
+        for b, v in enumerate(total):
+            seen += v
+            if seen >= rank:
+                return bucket(b)
+        return None
+
+    out = {"n": n}
+    for name, pct in (("p50", 50), ("p99", 99)):
+        out[name] = quantile(pct) if n else None
+    out["max"] = bucket(max(b for b, v in enumerate(total) if v)) if n else None
+    return out
+
+
+def hooked_q(cell, name):
+    """One hooked-allocation quantile of a cell, as hooked() gives it."""
+    h = hooked(cell)
+    return h[name] if h else None
+
+
+def fmt_ns(q):
+    """A bucket bound as "≤ 65.5 µs" (3 significant digits)."""
+    if q is None:
+        return "-"
+    ns, rel = q
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if ns >= scale:
+            break
+    else:
+        unit, scale = "ns", 1
+    v = ns / scale
+    digits = 2 if v < 10 else 1 if v < 100 else 0
+    return "%s %s %s" % ("≤" if rel == "<=" else "≥", fmt(v, digits), unit)
+
+
+def hooked_cols(cell):
+    """The table's two hooked-allocation columns: count, p50 / p99 / max."""
+    h = hooked(cell)
+    if h is None:
+        return "-", "-"
+    return "%d" % h["n"], " / ".join(fmt_ns(h[k]) for k in ("p50", "p99", "max"))
+
+
 # (title, unit, function of a cell, log scale)
 METRICS = [
     ("swap-outs", "pages", lambda c: fault(c)["vmstat"]["pswpout"], False),
@@ -39,6 +107,12 @@ METRICS = [
     ("p99 fault latency", "ms per 2 MiB, log", lambda c: fault(c)["fault_p99_us"] / 1e3, True),
 ]
 LOG_FLOOR = 1.0     # ms: the bottom of a log-scale panel
+# A marker drawn on a panel's bars, in ms: (legend, function of a cell
+# giving a (ns, "<=" or ">=") quantile as hooked() does, or None).
+MARKERS = {
+    "p99 fault latency": ("hooked allocation p99 (thpnuma's histogram, log2 bucket upper bound)",
+                          lambda c: hooked_q(c, "p99")),
+}
 
 
 def find(doc, state, defrag, scenario):
@@ -55,8 +129,9 @@ def fmt(v, digits=0):
 def table(doc):
     lines = [
         "| scenario | module | defrag | swap-outs | swap-ins | compaction stalls | direct scans "
-        "| THP faults / fallbacks | THP coverage | local | fault p50 / p99 / max (ms) | wall (ms) |",
-        "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+        "| THP faults / fallbacks | THP coverage | local | fault p50 / p99 / max (ms) "
+        "| hooked allocs | hooked alloc p50 / p99 / max (log2 bucket upper bound) | wall (ms) |",
+        "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
     ]
     for scenario in SCENARIOS:
         for state in STATES:
@@ -66,20 +141,23 @@ def table(doc):
                     continue
                 f = fault(c)
                 vm = f["vmstat"]
-                lines.append("| %s | %s | %s | %d | %d | %d | %d | %d / %d | %s%% | %s%% | %s / %s / %s | %s |" % (
-                    scenario, state, defrag, vm["pswpout"], vm["pswpin"],
-                    vm["compact_stall"], vm["pgscan_direct"],
-                    vm["thp_fault_alloc"], vm["thp_fault_fallback"],
-                    fmt(f["thp_pct"]), fmt(f["local_pct"]),
-                    fmt(f["fault_p50_us"] / 1e3, 1), fmt(f["fault_p99_us"] / 1e3, 1),
-                    fmt(f["fault_max_us"] / 1e3, 1), fmt(f["wall_ms"])))
+                n, q = hooked_cols(c)
+                lines.append("| %s | %s | %s | %d | %d | %d | %d | %d / %d | %s%% | %s%% | %s / %s / %s "
+                             "| %s | %s | %s |" % (
+                                 scenario, state, defrag, vm["pswpout"], vm["pswpin"],
+                                 vm["compact_stall"], vm["pgscan_direct"],
+                                 vm["thp_fault_alloc"], vm["thp_fault_fallback"],
+                                 fmt(f["thp_pct"]), fmt(f["local_pct"]),
+                                 fmt(f["fault_p50_us"] / 1e3, 1), fmt(f["fault_p99_us"] / 1e3, 1),
+                                 fmt(f["fault_max_us"] / 1e3, 1), n, q, fmt(f["wall_ms"])))
     return lines
 
 
 def summary(docs, defrag="madvise"):
     """Compact table for the README: the chart's numbers, both kernels."""
-    lines = ["| scenario | module | kernel | swap-outs | THP coverage | local | compaction stalls | p99 fault (ms) |",
-             "|---|---|---|--:|--:|--:|--:|--:|"]
+    lines = ["| scenario | module | kernel | swap-outs | THP coverage | local | compaction stalls | p99 fault (ms) "
+             "| p99 hooked alloc (log2 bucket upper bound) |",
+             "|---|---|---|--:|--:|--:|--:|--:|--:|"]
     for scenario in SCENARIOS:
         for state in STATES:
             for doc in docs:
@@ -87,10 +165,12 @@ def summary(docs, defrag="madvise"):
                 if not c:
                     continue
                 f = fault(c)
-                lines.append("| %s | %s | %s | %d | %s%% | %s%% | %d | %s |" % (
+                h = hooked(c)
+                lines.append("| %s | %s | %s | %d | %s%% | %s%% | %d | %s | %s |" % (
                     scenario, state, doc["kernel"].split("-")[0].split("+")[0],
                     f["vmstat"]["pswpout"], fmt(f["thp_pct"]), fmt(f["local_pct"]),
-                    f["vmstat"]["compact_stall"], fmt(f["fault_p99_us"] / 1e3, 1)))
+                    f["vmstat"]["compact_stall"], fmt(f["fault_p99_us"] / 1e3, 1),
+                    fmt_ns(h["p99"]) if h else "-"))
     return lines
 
 
@@ -195,8 +275,16 @@ def write_md(docs, path):
     if rec:
         out += ["## Reclaim without THP faults (reclaim-churn, module absent vs `kernel` "
                 "policy, interleaved in one 16-vCPU boot)", ""] + rec + [""]
-    with open(path, "w") as f:
+    with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(out))
+
+
+def diamond(x, y, tip=None):
+    """A marker: a black diamond outlined in white, over any bar colour."""
+    return ('<polygon points="%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f" fill="black" '
+            'stroke="white" stroke-width="1">%s</polygon>'
+            % (x, y - 5, x + 4, y, x, y + 5, x - 4, y,
+               "<title>%s</title>" % escape(tip) if tip else ""))
 
 
 def chart(docs, path):
@@ -214,17 +302,30 @@ def chart(docs, path):
         x = ml + i * 260
         s.append('<rect x="%d" y="30" width="12" height="12" fill="%s"/>' % (x, COLOURS[i % 4]))
         s.append('<text x="%d" y="40">%s</text>' % (x + 16, escape(doc["kernel"])))
+    # Marker legends only where a marker has a value: results without the
+    # module's histograms draw as before.
+    shown = [m for title, m in MARKERS.items()
+             if any(m[1](c) is not None for d in docs for c in d["cells"])]
+    for i, (legend, _) in enumerate(shown):
+        x = ml + (len(docs) + i) * 260
+        s.append(diamond(x + 6, 36))
+        s.append('<text x="%d" y="40">%s</text>' % (x + 16, escape(legend)))
     for r, scenario in enumerate(SCENARIOS):
         y0 = mt + r * (ph + gap_y) + 20
         s.append('<text x="%d" y="%d" font-size="13" font-weight="bold">%s</text>'
                  % (ml, y0 - 8, escape(SCENARIO_TITLE[scenario])))
         for c, (title, unit, get, log) in enumerate(METRICS):
             x0 = ml + c * (pw + gap_x)
-            values = []
+            values, marks = [], []
+            mark = MARKERS.get(title, (None, lambda cell: None))[1]
             for doc in docs:
-                values.append([get(cell) if cell else None for cell in
-                               (find(doc, st, "madvise", scenario) for st in STATES)])
-            top = max([v for vs in values for v in vs if v is not None] + [0])
+                cells = [find(doc, st, "madvise", scenario) for st in STATES]
+                values.append([get(cell) if cell else None for cell in cells])
+                marks.append([mark(cell) if cell else None for cell in cells])
+            marked = [q[0] / 1e6 for qs in marks for q in qs if q is not None]
+            top = max([v for vs in values for v in vs if v is not None] + marked + [0])
+            # A log panel reaches down to its smallest marker.
+            floor = min([LOG_FLOOR] + [10 ** math.floor(math.log10(v)) for v in marked if v > 0])
             if title in ("THP coverage", "local"):
                 top = 100
             top = top or 1
@@ -233,11 +334,11 @@ def chart(docs, path):
             s.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>' % (x0, base, x0 + pw, base))
             s.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>' % (x0, y0 + 14, x0, base))
             if log:
-                top = 10 ** math.ceil(math.log10(max(top, LOG_FLOOR * 10)))
+                top = 10 ** math.ceil(math.log10(max(top, floor * 10)))
             label = ("%.0f" % top) if top >= 10 else ("%.2g" % top)
             s.append('<text x="%d" y="%d" text-anchor="end">%s</text>' % (x0 - 3, y0 + 22, label))
             s.append('<text x="%d" y="%d" text-anchor="end">%s</text>'
-                     % (x0 - 3, base, "%g" % LOG_FLOOR if log else "0"))
+                     % (x0 - 3, base, "%g" % floor if log else "0"))
             if unit:
                 s.append('<text x="%d" y="%d" fill="#555" text-anchor="end">%s</text>'
                          % (x0 + pw, y0 + 8, escape(unit)))
@@ -250,25 +351,37 @@ def chart(docs, path):
                     if v is None:
                         continue
                     if log:
-                        h = ph * math.log10(max(v, LOG_FLOOR) / LOG_FLOOR) / math.log10(top / LOG_FLOOR)
+                        h = ph * math.log10(max(v, floor) / floor) / math.log10(top / floor)
                     else:
                         h = ph * v / top
                     s.append('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s">'
                              '<title>%s %s %s: %.4g</title></rect>'
                              % (gx + d * bar, base - h, bar, max(h, 0.5), COLOURS[d % 4],
                                 escape(docs[d]["kernel"]), st, title, v))
+                # Drawn after the bars, so a tall neighbour cannot hide one.
+                for d, qs in enumerate(marks):
+                    q = qs[k]
+                    if q is None:
+                        continue
+                    v = q[0] / 1e6
+                    if log:
+                        h = ph * math.log10(max(v, floor) / floor) / math.log10(top / floor)
+                    else:
+                        h = ph * v / top
+                    s.append(diamond(gx + (d + 0.5) * bar, base - h, "%s %s %s: %s" % (
+                        docs[d]["kernel"], st, MARKERS[title][0], fmt_ns(q))))
                 tx, ty = gx + group / 2 - 4, base + 8
                 s.append('<text x="%.1f" y="%.1f" text-anchor="end" '
                          'transform="rotate(-40 %.1f %.1f)">%s</text>'
                          % (tx, ty, tx, ty, escape(SHORT[st])))
     s.append("</svg>")
-    with open(path, "w") as f:
+    with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(s) + "\n")
 
 
 def write(docs, out_dir):
     write_md(docs, os.path.join(out_dir, "results.md"))
-    with open(os.path.join(out_dir, "summary.md"), "w") as f:
+    with open(os.path.join(out_dir, "summary.md"), "w", encoding="utf-8") as f:
         parts = []
         if any(d["cells"] for d in docs):
             parts.append(summary(docs))

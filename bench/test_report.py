@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""Host tests of the hooked-allocation columns: thpnuma-bench.sh's
+histogram capture (its awk, on a fake debugfs file) and report.py's
+quantiles, tables and chart. No VM, no root:
+
+    python3 bench/test_report.py
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True
+sys.path.insert(0, HERE)
+import report  # noqa: E402
+
+# counters.h: bucket 0 = [0, 2^10), bucket b = [2^(9+b), 2^(10+b)), the
+# last (25) = 2^34 ns and more.
+BUCKETS = 26
+BOUNDS = [1 << (10 + b) for b in range(BUCKETS - 1)]
+OUTCOMES = ("local", "remote", "fallback")
+
+
+def hist(per_row):
+    """The "hist" object thpnuma-bench.sh writes: per_row maps (node,
+    outcome) to {bucket: count}; the other rows are zero."""
+    rows = []
+    for node in (0, 1):
+        for outcome in OUTCOMES:
+            b = [0] * BUCKETS
+            for i, v in per_row.get((node, outcome), {}).items():
+                b[i] = v
+            rows.append({"node": node, "outcome": outcome, "count": sum(b),
+                         "sum_ns": 1000 * sum(b), "buckets": b})
+    return {"bounds_ns": BOUNDS + [None], "rows": rows}
+
+
+def hist_text(per_row):
+    """The same histogram as the module's debugfs file."""
+    h = hist(per_row)
+    lines = ["node outcome count sum_ns " + " ".join(map(str, BOUNDS)) + " inf"]
+    for r in h["rows"]:
+        lines.append("%d %s %d %d %s" % (r["node"], r["outcome"], r["count"], r["sum_ns"],
+                                         " ".join(map(str, r["buckets"]))))
+    return "\n".join(lines) + "\n"
+
+
+def cell(state="local-then-remote", scenario="storm", h=None, p99_us=12000.0):
+    res = {"workload": "thp-swapstorm", "fault": {
+        "fault_p50_us": 8000.0, "fault_p99_us": p99_us, "fault_max_us": 15000.0,
+        "local_pct": 2.0, "thp_pct": 100.0, "wall_ms": 1800.0,
+        "vmstat": {"pswpout": 0, "pswpin": 0, "compact_stall": 0, "pgscan_direct": 0,
+                   "thp_fault_alloc": 200, "thp_fault_fallback": 0}}}
+    if h is not None:
+        res["hist"] = h
+    return {"state": state, "defrag": "madvise", "scenario": scenario, "result": res}
+
+
+def doc(cells, kernel="6.1.0-57-amd64"):
+    return {"kernel": kernel, "topology": "2n", "boot_wall_s": 1.0,
+            "guest_settings": {}, "harness_failures": [], "cells": cells,
+            "overhead": {}, "reclaim": {}}
+
+
+class Quantiles(unittest.TestCase):
+    def test_summed_over_nodes_and_outcomes(self):
+        # 100 allocations: 60 in [16, 32) us, 39 in [0.5, 1) ms, 1 over 17 s.
+        h = report.hooked(cell(h=hist({(0, "local"): {5: 50, 10: 9},
+                                       (1, "remote"): {5: 10, 10: 30},
+                                       (1, "fallback"): {25: 1}})))
+        self.assertEqual(h["n"], 100)
+        self.assertEqual(h["p50"], (1 << 15, "<="))
+        self.assertEqual(h["p99"], (1 << 20, "<="))
+        self.assertEqual(h["max"], (1 << 34, ">="))
+
+    def test_p99_rank_edge(self):
+        # 200 allocations: rank 198 is the p99 (nearest rank).
+        h = report.hooked(cell(h=hist({(0, "local"): {3: 198, 12: 2}})))
+        self.assertEqual((h["p50"], h["p99"], h["max"]),
+                         ((8192, "<="), (8192, "<="), (1 << 22, "<=")))
+        h = report.hooked(cell(h=hist({(0, "local"): {3: 197, 12: 3}})))
+        self.assertEqual(h["p99"], (1 << 22, "<="))
+        # 150: rank 149 (148.5 rounded up); 3 allocations: the p50 is the 2nd.
+        h = report.hooked(cell(h=hist({(0, "local"): {3: 148, 12: 2}})))
+        self.assertEqual(h["p99"], (1 << 22, "<="))
+        h = report.hooked(cell(h=hist({(0, "local"): {3: 1, 12: 2}})))
+        self.assertEqual(h["p50"], (1 << 22, "<="))
+        h = report.hooked(cell(h=hist({(0, "local"): {3: 2, 12: 1}})))
+        self.assertEqual(h["p50"], (8192, "<="))
+
+    def test_one_and_bucket_zero(self):
+        h = report.hooked(cell(h=hist({(1, "local"): {0: 1}})))
+        self.assertEqual(h, {"n": 1, "p50": (1024, "<="), "p99": (1024, "<="),
+                             "max": (1024, "<=")})
+
+    def test_empty_and_missing(self):
+        self.assertEqual(report.hooked_cols(cell(h=hist({}))), ("0", "- / - / -"))
+        self.assertIsNone(report.hooked(cell()))
+        self.assertEqual(report.hooked_cols(cell()), ("-", "-"))
+
+    def test_format(self):
+        self.assertEqual(report.fmt_ns((1024, "<=")), "≤ 1.02 µs")
+        self.assertEqual(report.fmt_ns((1 << 16, "<=")), "≤ 65.5 µs")
+        self.assertEqual(report.fmt_ns((1 << 18, "<=")), "≤ 262 µs")
+        self.assertEqual(report.fmt_ns((1 << 20, "<=")), "≤ 1.05 ms")
+        self.assertEqual(report.fmt_ns((1 << 34, ">=")), "≥ 17.2 s")
+        self.assertEqual(report.fmt_ns(None), "-")
+
+
+class Output(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def read(self, name):
+        with open(os.path.join(self.dir, name), encoding="utf-8") as f:
+            return f.read()
+
+    def test_with_hist(self):
+        h = hist({(0, "local"): {7: 150, 9: 48, 14: 2}})
+        report.write([doc([cell("absent"), cell(h=h)])], self.dir)
+        md = self.read("results.md")
+        self.assertIn("| hooked allocs | hooked alloc p50 / p99 / max (log2 bucket upper bound) |", md)
+        self.assertIn("| 8.0 / 12.0 / 15.0 | 200 | ≤ 131 µs / ≤ 524 µs / ≤ 16.8 ms | 1800 |", md)
+        self.assertIn("| 8.0 / 12.0 / 15.0 | - | - | 1800 |", md)
+        self.assertIn("| 12.0 | ≤ 524 µs |", self.read("summary.md"))
+        svg = self.read("chart.svg")
+        # One marker in the legend, one on the l-t-r bar; the log panel
+        # reaches down to 0.1 ms for the 0.524 ms marker.
+        self.assertEqual(svg.count("<polygon"), 2)
+        self.assertIn("local-then-remote hooked allocation p99", svg)
+        self.assertRegex(svg, r'text-anchor="end">0\.1</text>')
+
+    def test_without_hist(self):
+        report.write([doc([cell("absent"), cell()])], self.dir)
+        self.assertNotIn("<polygon", self.read("chart.svg"))
+        self.assertNotIn("hooked allocation p99", self.read("chart.svg"))
+
+
+class GuestCapture(unittest.TestCase):
+    """hist_json from thpnuma-bench.sh on a file in the module's format."""
+
+    def hist_json(self, text):
+        with open(os.path.join(HERE, "thpnuma-bench.sh")) as f:
+            fn = re.search(r"^hist_json\(\) \{\n.*?^\}\n", f.read(), re.M | re.S).group(0)
+        d = tempfile.mkdtemp()
+        try:
+            with open(os.path.join(d, "hist"), "w") as f:
+                f.write(text)
+            # The guest's sh and awk are busybox's.
+            shell = ["busybox", "sh"] if shutil.which("busybox") else ["sh"]
+            p = subprocess.run(shell + ["-c", fn + "hist_json"], env=dict(os.environ, THPNUMA_DIR=d),
+                               capture_output=True, text=True)
+        finally:
+            shutil.rmtree(d)
+        return p.returncode, p.stdout
+
+    def test_round_trip(self):
+        per_row = {(0, "local"): {4: 3}, (1, "remote"): {25: 1, 11: 5}}
+        rc, out = self.hist_json(hist_text(per_row))
+        self.assertEqual(rc, 0)
+        self.assertEqual(json.loads(out), hist(per_row))
+
+    def test_big_numbers_as_text(self):
+        text = hist_text({}).replace("0 local 0 0 ", "0 local 0 123456789012345678 ")
+        rc, out = self.hist_json(text)
+        self.assertEqual(json.loads(out)["rows"][0]["sum_ns"], 123456789012345678)
+
+    def test_refused(self):
+        good = hist_text({(0, "local"): {4: 3}})
+        for bad in ("", good.replace("sum_ns", "sum"), good.replace(" 3 ", " x ", 1),
+                    good + "1 local 0\n"):
+            rc, out = self.hist_json(bad)
+            self.assertNotEqual(rc, 0, bad[:80])
+            self.assertEqual(out, "")
+
+
+if __name__ == "__main__":
+    unittest.main()
