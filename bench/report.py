@@ -30,20 +30,20 @@ def fault(cell):
 
 
 def hooked(cell):
-    """The module's latency histogram of the cell's hooked allocations,
-    summed over nodes and outcomes: {"n", "p50", "p99", "max"}, each
-    quantile as (bound in ns, "<=") for the upper bound of the log2 bucket
-    that holds it, or (lower bound, ">=") for the last, unbounded bucket;
-    None where n is 0. None if the cell has no histogram (module absent,
-    or results from before the module had one)."""
+    """The module's latency histogram of the cell's hooked allocations
+    (thpnumactl hist --json), summed over nodes and outcomes: {"n", "p50",
+    "p99", "max"}, each quantile as (bound in ns, "<=") for the upper
+    bound of the log2 bucket that holds it, or (lower bound, ">=") for the
+    last, unbounded bucket; None where n is 0. None if the cell has no
+    histogram (module absent, or results from before the module had one)."""
     h = cell["result"].get("hist")
-    if not h or not h.get("rows"):
+    if not h or not h.get("histograms"):
         return None
-    bounds = h["bounds_ns"]
+    bounds = [b["lt_ns"] for b in h["histograms"][0]["buckets"]]
     total = [0] * len(bounds)
-    for row in h["rows"]:
-        for b, v in enumerate(row["buckets"]):
-            total[b] += v
+    for row in h["histograms"]:
+        for i, b in enumerate(row["buckets"]):
+            total[i] += b["count"]
     n = sum(total)
 
     def bucket(b):

@@ -52,26 +52,11 @@ scenario_cmd() {
 	esac
 }
 
-# The module's latency histogram of hooked allocations
-# ($THPNUMA_DIR/hist: "node outcome count sum_ns", then one column per
-# log2 bucket named by its exclusive upper bound in ns, the last "inf") as
-# one JSON object: {"bounds_ns":[1024,...,null],"rows":[{"node":0,
-# "outcome":"local","count":3,"sum_ns":5123456,"buckets":[0,...]},...]}.
-# Numbers are copied as text, never through awk's doubles. Prints nothing
-# and fails if the file is missing or not in that layout.
+# The module's latency histogram of hooked allocations, as thpnumactl
+# hist --json writes it, on one line (JSON strings hold no newline).
+# Prints nothing if thpnumactl cannot read it.
 hist_json() {
-	awk 'function num(v) { if (v !~ /^[0-9]+$/) bad = 1; return v }
-		NR == 1 { if ($1 != "node" || $2 != "outcome" || $3 != "count" || $4 != "sum_ns" || NF < 6) bad = 1
-			nf = NF; out = "{\"bounds_ns\":["
-			for (i = 5; i <= NF; i++)
-				out = out (i > 5 ? "," : "") ($i == "inf" && i == NF ? "null" : num($i))
-			out = out "],\"rows\":["; next }
-		!NF { next }
-		NF != nf || $2 !~ /^[a-z_]+$/ { bad = 1 }
-		{ out = out (rows++ ? "," : "") "{\"node\":" num($1) ",\"outcome\":\"" $2 "\",\"count\":" num($3) ",\"sum_ns\":" num($4) ",\"buckets\":["
-			for (i = 5; i <= NF; i++) out = out (i > 5 ? "," : "") num($i)
-			out = out "]}" }
-		END { if (NR && !bad) print out "]}"; else exit 1 }' "$THPNUMA_DIR/hist"
+	thpnumactl hist --json | tr -d '\n'
 }
 
 # run_cell [--hist] TAG... -- CMD...: one workload run, its JSON line
