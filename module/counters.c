@@ -30,7 +30,6 @@ static struct counter_set policy_set = { .pcp = &thpnuma_policy_counters };
  * exceed from 51 nodes on.
  */
 static struct counter_set *hist_sets;
-#define HIST_PER_NODE	(THPNUMA_NR_HIST_OUTCOMES * THPNUMA_HIST_SLOTS)
 static DEFINE_MUTEX(thpnuma_counters_lock);
 
 static int counter_set_init(struct counter_set *set, size_t nr)
@@ -79,7 +78,7 @@ static int hist_sets_init(void)
 	}
 	for_each_node(nid) {
 		hist_sets[nid].pcp = &thpnuma_hist[nid];
-		err = counter_set_init(&hist_sets[nid], HIST_PER_NODE);
+		err = counter_set_init(&hist_sets[nid], THPNUMA_HIST_PER_NODE);
 		if (err) {
 			hist_sets[nid].pcp = NULL;
 			hist_sets_exit();
@@ -167,10 +166,10 @@ u64 *thpnuma_policy_counters_snapshot(void)
 	return counter_set_snapshot(&policy_set);
 }
 
-/* [nid * HIST_PER_NODE + ...], zero for nodes that cannot exist. */
+/* [nid * THPNUMA_HIST_PER_NODE + ...], zero for nodes that cannot exist. */
 u64 *thpnuma_hist_snapshot(void)
 {
-	u64 *snap = kvcalloc((size_t)nr_node_ids * HIST_PER_NODE, sizeof(u64),
+	u64 *snap = kvcalloc((size_t)nr_node_ids * THPNUMA_HIST_PER_NODE, sizeof(u64),
 			     GFP_KERNEL);
 	int nid;
 
@@ -178,7 +177,7 @@ u64 *thpnuma_hist_snapshot(void)
 		return NULL;
 	mutex_lock(&thpnuma_counters_lock);
 	for_each_node(nid)
-		counter_set_read(&hist_sets[nid], &snap[nid * HIST_PER_NODE]);
+		counter_set_read(&hist_sets[nid], &snap[nid * THPNUMA_HIST_PER_NODE]);
 	mutex_unlock(&thpnuma_counters_lock);
 	return snap;
 }

@@ -99,6 +99,8 @@ static inline unsigned long long thpnuma_hist_bound(unsigned int b)
  */
 #define THPNUMA_HIST_SUM	THPNUMA_HIST_BUCKETS
 #define THPNUMA_HIST_SLOTS	(THPNUMA_HIST_BUCKETS + 1)
+/* A node's histograms: every outcome's slots, one after the other. */
+#define THPNUMA_HIST_PER_NODE	(THPNUMA_NR_HIST_OUTCOMES * THPNUMA_HIST_SLOTS)
 
 /* Column names and one-line meanings, indexed by the enums above. */
 extern const char *const thpnuma_counter_names[THPNUMA_NR_COUNTERS];

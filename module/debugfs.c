@@ -182,6 +182,12 @@ static int policies_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(policies);
 
+/* A node that went offline keeps its rows while it has counts. */
+static bool node_shown(int nid, const u64 *counts, size_t nr)
+{
+	return node_online(nid) || memchr_inv(counts, 0, nr * sizeof(*counts));
+}
+
 static int stats_show(struct seq_file *m, void *v)
 {
 	u64 *snap = thpnuma_counters_snapshot();
@@ -196,9 +202,7 @@ static int stats_show(struct seq_file *m, void *v)
 	for_each_node(nid) {
 		const u64 *row = &snap[nid * THPNUMA_NR_COUNTERS];
 
-		/* A node that went offline keeps its row while it has counts. */
-		if (!node_online(nid) &&
-		    !memchr_inv(row, 0, THPNUMA_NR_COUNTERS * sizeof(*row)))
+		if (!node_shown(nid, row, THPNUMA_NR_COUNTERS))
 			continue;
 		seq_printf(m, "%d", nid);
 		for (c = 0; c < THPNUMA_NR_COUNTERS; c++)
@@ -216,7 +220,6 @@ DEFINE_SHOW_ATTRIBUTE(stats);
  */
 static int hist_show(struct seq_file *m, void *v)
 {
-	const size_t per_node = THPNUMA_NR_HIST_OUTCOMES * THPNUMA_HIST_SLOTS;
 	u64 *snap = thpnuma_hist_snapshot();
 	int nid, o, b;
 
@@ -227,10 +230,9 @@ static int hist_show(struct seq_file *m, void *v)
 		seq_printf(m, " %llu", thpnuma_hist_bound(b));
 	seq_puts(m, " inf\n");
 	for_each_node(nid) {
-		const u64 *node_hist = &snap[nid * per_node];
+		const u64 *node_hist = &snap[nid * THPNUMA_HIST_PER_NODE];
 
-		if (!node_online(nid) &&
-		    !memchr_inv(node_hist, 0, per_node * sizeof(*node_hist)))
+		if (!node_shown(nid, node_hist, THPNUMA_HIST_PER_NODE))
 			continue;
 		for (o = 0; o < THPNUMA_NR_HIST_OUTCOMES; o++) {
 			const u64 *h = &node_hist[o * THPNUMA_HIST_SLOTS];

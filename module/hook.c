@@ -194,6 +194,25 @@ static unsigned int action_policy(enum thpnuma_action action)
 #define DECIDED_BY_OVERRIDE	(1u << 31)
 #define DECIDED_NODE_SHIFT	32
 
+/* A THP fault's record before its allocation: who, where, and what rules. */
+static struct thpnuma_fault_record fault_record(int node, u32 config,
+						bool overridden,
+						enum thpnuma_action action)
+{
+	struct thpnuma_config cfg = thpnuma_config_unpack(config);
+
+	return (struct thpnuma_fault_record) {
+		.node		= node,
+		.nid		= NUMA_NO_NODE,
+		.policy		= cfg.policy,
+		.zone_reclaim	= cfg.zone_reclaim,
+		.override	= overridden,
+		.action		= action,
+		.result		= THPNUMA_RESULT_NONE,
+		.order		= HPAGE_PMD_ORDER,
+	};
+}
+
 /* Count where the THP came from, and how long it took, for the record. */
 static void account_alloc(struct thpnuma_fault_record *r,
 			  const struct folio *folio, unsigned int policy)
@@ -236,15 +255,8 @@ static struct folio *hooked_alloc(gfp_t gfp, unsigned long decided,
 	const int order = HPAGE_PMD_ORDER;
 	int local = decided >> DECIDED_NODE_SHIFT;
 	struct inflight_alloc inflight = {
-		.record = {
-			.node		= local,
-			.nid		= NUMA_NO_NODE,
-			.policy		= cfg.policy,
-			.zone_reclaim	= cfg.zone_reclaim,
-			.override	= !!(decided & DECIDED_BY_OVERRIDE),
-			.action		= action,
-			.order		= order,
-		},
+		.record = fault_record(local, (u32)decided,
+				       decided & DECIDED_BY_OVERRIDE, action),
 	};
 	struct thpnuma_fault_record *record = &inflight.record;
 	struct folio *folio;
@@ -335,19 +347,11 @@ static noinline void notrace trace_passthrough(int node, u32 config,
 					       bool overridden,
 					       const struct thpnuma_fault *fault)
 {
-	struct thpnuma_config cfg = thpnuma_config_unpack(config);
-	struct thpnuma_fault_record record = {
-		.node		= node,
-		.nid		= NUMA_NO_NODE,
-		.policy		= cfg.policy,
-		.zone_reclaim	= cfg.zone_reclaim,
-		.override	= overridden,
-		.action		= THPNUMA_ACT_PASSTHROUGH,
-		.reason		= thpnuma_passthrough_reason(config, fault),
-		.result		= THPNUMA_RESULT_NONE,
-		.order		= HPAGE_PMD_ORDER,
-	};
+	struct thpnuma_fault_record record = fault_record(node, config,
+							  overridden,
+							  THPNUMA_ACT_PASSTHROUGH);
 
+	record.reason = thpnuma_passthrough_reason(config, fault);
 	trace_thp_fault(&record);
 }
 
