@@ -8,13 +8,14 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/tests/summary.sh"
 logdir=$top/build/check-logs
 mkdir -p "$logdir"
-passed=0 failed=0 skipped=0 broken=""
+passed=0 failed=0 skipped=0 broken="" logs=""
 start=$(date +%s)
 
 part() {
 	local name=$1 log=$logdir/$1.log summary p f s t0=$(date +%s)
 	shift
 	echo "== $name: $*"
+	logs="$logs $log"
 	"$@" 2>&1 | tee "$log"
 	local rc=${PIPESTATUS[0]}
 	echo "== $name: finished in $(( $(date +%s) - t0 )) s"
@@ -40,6 +41,11 @@ part vm make -s -C "$top" check-vm
 # CI adds the long safety tests, so that one total line covers both.
 [ -n "${CHECK_STRESS:-}" ] && part stress make -s -C "$top" check-stress
 
+# The failures again, so that the end of a long log names them.
+if [ "$failed" -ne 0 ]; then
+	echo "== failures:"
+	grep -hE '^(FAIL |not ok |host: .* exited with)' $logs
+fi
 echo "check: finished in $(( $(date +%s) - start )) s; logs in $logdir${broken:+; parts that broke:$broken}"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
