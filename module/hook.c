@@ -415,6 +415,25 @@ static void notrace thpnuma_alloc_hook(struct pt_regs *regs,
 	instruction_pointer_set(regs, target);
 }
 
+/*
+ * What a local reclaim round without swap could free on @nid: the file
+ * LRU (clean pages only without the write bit; tmpfs is on the anon LRU
+ * and needs swap) and reclaimable slab. Below node_reclaim()'s minimums
+ * the round would scan the node for nothing.
+ */
+static bool local_reclaim_worthwhile(int nid, bool write)
+{
+	struct pglist_data *pgdat = NODE_DATA(nid);
+	long file = atomic_long_read(&pgdat->vm_stat[NR_ACTIVE_FILE]) +
+		    atomic_long_read(&pgdat->vm_stat[NR_INACTIVE_FILE]);
+	long slab = atomic_long_read(&pgdat->vm_stat[NR_SLAB_RECLAIMABLE_B]);
+
+	if (!write)
+		file -= atomic_long_read(&pgdat->vm_stat[NR_FILE_DIRTY]);
+	return file > (long)pgdat->min_unmapped_pages ||
+	       slab > (long)pgdat->min_slab_pages;
+}
+
 /* try_to_free_pages(): hold the local attempt to its zone_reclaim bits. */
 static void notrace thpnuma_reclaim_hook(struct pt_regs *regs,
 					 unsigned long parent_ip)
@@ -432,6 +451,12 @@ static void notrace thpnuma_reclaim_hook(struct pt_regs *regs,
 		return;
 
 	effort = thpnuma_local_effort(zone_reclaim);
+	if (effort.reclaim && !effort.swap &&
+	    !local_reclaim_worthwhile(inflight->record.node, effort.enter_fs)) {
+		/* As zone_reclaim 0 from here on, for the probe's count too. */
+		inflight->local_effort = 0;
+		effort.reclaim = false;
+	}
 	if (!effort.reclaim) {
 		instruction_pointer_set(regs, (unsigned long)thpnuma_skip_reclaim);
 		return;

@@ -17,6 +17,7 @@ struct measurement {
 	long scan_direct, scan_kswapd, steal_kswapd;	/* vmstat deltas */
 	long kswapd0[2];	/* pgscan_kswapd, pgsteal_kswapd at the start */
 	long headroom_kb, sreclaimable_kb;	/* node 0, at the start */
+	bool nothing_to_reclaim[2];	/* without swap; at start, at end */
 	struct vmstat vm0;
 	struct thpnuma_stats s0, s1;
 };
@@ -60,11 +61,37 @@ static long node0_headroom_kb(void)
 	return pages * (BASE_PAGE_SIZE / 1024);
 }
 
+static long sysctl_long(const char *path)
+{
+	char buf[32];
+
+	return read_file(path, buf, sizeof(buf)) > 0 ? atol(buf) : -1;
+}
+
+/*
+ * Node 0's file LRU and reclaimable slab are at most node_reclaim()'s
+ * minimums (vm.min_unmapped_ratio, vm.min_slab_ratio of the node): a
+ * reclaim round that may not swap would find nothing to free there.
+ */
+static bool node0_nothing_to_reclaim(void)
+{
+	long total = node_meminfo_kb(0, "MemTotal");
+	long file = node_meminfo_kb(0, "Active(file)") +
+		    node_meminfo_kb(0, "Inactive(file)");
+	long slab = node_meminfo_kb(0, "SReclaimable");
+	long unmapped = sysctl_long("/proc/sys/vm/min_unmapped_ratio");
+	long slab_ratio = sysctl_long("/proc/sys/vm/min_slab_ratio");
+
+	return total > 0 && unmapped >= 0 && slab_ratio >= 0 &&
+	       file * 100 < total * unmapped && slab * 100 < total * slab_ratio;
+}
+
 static void measure_begin(struct measurement *m)
 {
 	m->nodes = nr_nodes();
 	m->headroom_kb = node0_headroom_kb();
 	m->sreclaimable_kb = node_meminfo_kb(0, "SReclaimable");
+	m->nothing_to_reclaim[0] = node0_nothing_to_reclaim();
 	m->kswapd0[0] = vmstat_value("pgscan_kswapd");
 	m->kswapd0[1] = vmstat_value("pgsteal_kswapd");
 	node_thps(m->thp_before, m->nodes);
@@ -77,6 +104,7 @@ static void measure_end(struct measurement *m)
 	struct vmstat vm1, d;
 
 	node_thps(m->thp_after, m->nodes);
+	m->nothing_to_reclaim[1] = node0_nothing_to_reclaim();
 	read_stats(&m->s1);
 	vmstat_read(&vm1);
 	vmstat_delta(&d, &m->vm0, &vm1);
@@ -302,6 +330,17 @@ TEST_F_TIMEOUT(storm, fault_400m_on_full_node0, 600)
 	case NO_SWAP:
 		/* Its direct reclaim lacks __GFP_IO; the kswapd it wakes may swap. */
 		expect_swap_by_kswapd_only(_metadata, &m);
+		/*
+		 * With nothing on node 0 that reclaim without swap could free
+		 * (before and after the faults), no reclaim round runs: it
+		 * would scan the whole node for nothing.
+		 */
+		if (m.nothing_to_reclaim[0] && m.nothing_to_reclaim[1]) {
+			EXPECT_EQ(0ULL, delta(&m, 0, THPNUMA_RECLAIM_STALL));
+			EXPECT_EQ(0, m.scan_direct);
+		} else {
+			TH_LOG("node 0 had file pages or slab to reclaim: reclaim allowed");
+		}
 		break;
 	case MAY_SWAP:
 		/*
