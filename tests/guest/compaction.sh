@@ -11,9 +11,10 @@ vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 
 check "load with local-then-remote" thpnuma_load policy=local-then-remote
 # The fragmenter's last bound THP fault fails sync compaction, which
-# defers node 0's compaction for up to 64 attempts (1 << 6, more after
-# earlier tests' failures). The local attempts here are async and defer
-# nothing, so 80 THP faults (160 MiB) reach one that compacts.
+# defers node 0's compaction for 1 << defer shift attempts; earlier
+# tests' failures may have raised the shift to its maximum, 6: 64. The
+# local attempts here are async and defer nothing, so 80 THP faults
+# (160 MiB) reach one that compacts.
 before=$(vmstat compact_stall)
 j=$(thp-remote-latency --no-baselines --region 160M --accesses 20000 --json)
 rc=$?
