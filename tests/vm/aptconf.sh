@@ -1,32 +1,20 @@
 #!/bin/sh
 # A private apt view of one Debian suite, for the kernels the host's own
-# suites do not carry: trixie (with -updates, -security and -backports) or
-# sid. apt reads only what is under .cache/apt/SUITE (the machine's
-# /etc/apt is never read for sources nor edited); the mirror is the one the
-# system's sources already name. tests/vm/kernel-suite.sh says which suite
+# suites do not carry: bullseye, trixie or sid (tests/vm/suite-sources.sh
+# lists each one's sources). apt reads only what is under .cache/apt/SUITE
+# (the machine's /etc/apt is never read for sources nor edited); the
+# mirror is the one the system's sources already name. tests/vm/kernel-suite.sh says which suite
 # ships a kernel.
 # usage: aptconf.sh SUITE      prints the apt.conf path; updates the lists once
 set -eu
-suite=${1:?usage: aptconf.sh trixie|sid}
+suite=${1:?usage: aptconf.sh bullseye|trixie|sid}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 dir=$top/.cache/apt/$suite
 conf=$dir/apt.conf
 if [ ! -f "$dir/updated" ]; then
-	src=/etc/apt/sources.list.d/debian.sources
-	mirror=$(awk '/^URIs:/ { print $2; exit }' "$src")
-	secmirror=$(awk '/^URIs:/ { u = $2 } END { print u }' "$src")
-	[ -n "$mirror" ] && [ -n "$secmirror" ] || {
-		echo "aptconf: no URIs in $src" >&2; exit 1; }
 	mkdir -p "$dir/lists/partial" "$dir/archives/partial"
 	key="[signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]"
-	case $suite in
-	sid) echo "deb $key $mirror sid main" ;;
-	*)
-		for s in "$suite" "$suite-updates" "$suite-backports"; do
-			echo "deb $key $mirror $s main"
-		done
-		echo "deb $key $secmirror $suite-security main" ;;
-	esac > "$dir/sources.list"
+	"$top/tests/vm/suite-sources.sh" "$suite" "$key" > "$dir/sources.list"
 	cat > "$conf" <<CONF
 Dir::Etc::sourcelist "$dir/sources.list";
 Dir::Etc::sourceparts "-";

@@ -3,10 +3,11 @@
 # what builds it: the suite whose apt view ships its image, headers and
 # linux-source, and whose compiler its headers pin. "bookworm" is this
 # machine (gcc-12: the host's own apt, make and dkms); any other suite is a
-# chroot of tests/vm/mkchroot.sh (trixie: gcc-14, sid: gcc-16). An ABI
-# without "+debN" is bookworm's (6.1.0-57-amd64); "+debN" names the Debian
+# chroot of tests/vm/mkchroot.sh (bullseye: gcc-10, trixie: gcc-14, sid:
+# gcc-16). An ABI without "+debN" is bullseye's for 5.10 (5.10.0-46-amd64)
+# and bookworm's for 6.1 (6.1.0-57-amd64); "+debN" names the Debian
 # release that built it.
-# usage: kernel-suite.sh KVER             prints bookworm, trixie or sid
+# usage: kernel-suite.sh KVER             prints bullseye, bookworm, trixie or sid
 #        kernel-suite.sh --list [SUITE]   the kernels of kernels.mk (of SUITE)
 set -eu
 suite_of() {
@@ -15,6 +16,7 @@ suite_of() {
 	*+deb13-*) echo trixie ;;
 	*+deb14-*) echo sid ;;
 	*+deb[0-9]*) echo "kernel-suite: no suite for $1" >&2; exit 1 ;;
+	5.10.*) echo bullseye ;;
 	*) echo bookworm ;;
 	esac
 }

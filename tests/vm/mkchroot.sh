@@ -1,21 +1,18 @@
 #!/bin/sh
-# A chroot of a Debian suite (trixie: gcc-14; sid: gcc-16) with dkms and
-# the headers of the given kernels, for the kernels whose headers pin a
-# compiler this machine lacks (tests/vm/kernel-suite.sh says which suite).
+# A chroot of a Debian suite (bullseye: gcc-10; trixie: gcc-14; sid:
+# gcc-16) with dkms and the headers of the given kernels, for the kernels
+# whose headers pin a compiler this machine lacks (tests/vm/kernel-suite.sh says which suite).
 # Made once with debootstrap and cached in .cache/chroots/SUITE; a kernel's
 # headers (and with them the compiler they pin) are installed on first use.
 # Inside the chroot, apt reads only the private configuration in
 # /var/lib/thpnuma-apt.
 # usage: mkchroot.sh SUITE [KVER...]      prints the chroot's path
 set -eu
-suite=${1:?usage: mkchroot.sh trixie|sid [KVER...]}
+suite=${1:?usage: mkchroot.sh bullseye|trixie|sid [KVER...]}
 shift
 top=$(cd "$(dirname "$0")/../.." && pwd)
 root=$top/.cache/chroots/$suite
-src=/etc/apt/sources.list.d/debian.sources
-mirror=$(awk '/^URIs:/ { print $2; exit }' "$src")
-secmirror=$(awk '/^URIs:/ { u = $2 } END { print u }' "$src")
-[ -n "$mirror" ] || { echo "mkchroot: no URIs in $src" >&2; exit 1; }
+mirror=$("$top/tests/vm/suite-sources.sh" "$suite" | awk '{ print $2; exit }')
 command -v debootstrap >/dev/null ||
 	{ echo "mkchroot: debootstrap missing (make deps)" >&2; exit 1; }
 
@@ -30,14 +27,7 @@ if [ ! -f "$root/.complete" ]; then
 		--include=make,gcc,kmod,ca-certificates "$suite" "$root" "$mirror" >&2
 	apt=$root/var/lib/thpnuma-apt
 	mkdir -p "$apt/lists/partial"
-	case $suite in
-	sid) echo "deb $mirror sid main" ;;
-	*)
-		for s in "$suite" "$suite-updates" "$suite-backports"; do
-			echo "deb $mirror $s main"
-		done
-		echo "deb $secmirror $suite-security main" ;;
-	esac > "$apt/sources.list"
+	"$top/tests/vm/suite-sources.sh" "$suite" > "$apt/sources.list"
 	touch "$root/.complete"
 fi
 
