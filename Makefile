@@ -4,17 +4,16 @@ TOP := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 include $(TOP)/version.mk
 include $(TOP)/kernels.mk
 # Derived from that list: the kernels this machine's gcc-12 builds and
-# those a chroot builds (tests/vm/kernel-suite.sh, from the ABI), and the
-# oldest and newest, which run every test (the others run the core tests).
+# those a chroot builds (tests/vm/kernel-suite.sh, from the ABI), and
+# those that run only the core tests of make check.
 # A copy without tests/ (tests/host/install.sh) builds for KVER only.
 KERNEL_SUITE := $(wildcard $(TOP)/tests/vm/kernel-suite.sh)
 HOST_KERNELS := $(if $(KERNEL_SUITE),$(shell $(KERNEL_SUITE) --list bookworm))
 CHROOT_KERNELS := $(filter-out $(HOST_KERNELS),$(SUPPORTED_KERNELS))
-FULL_KERNELS := $(firstword $(SUPPORTED_KERNELS)) $(lastword $(SUPPORTED_KERNELS))
 CORE_KERNELS := $(filter-out $(FULL_KERNELS),$(SUPPORTED_KERNELS))
 # The kernels whose mm selftests are built for the conformance test
 # (tests/conformance/build.sh): those that run it.
-CONFORMANCE_KERNELS := $(FULL_KERNELS)
+CONFORMANCE_KERNELS := $(STRESS_KERNELS)
 
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build

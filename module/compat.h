@@ -18,40 +18,78 @@
 #ifdef CONFIG_PREEMPT_RT
 #error "thpnuma does not support PREEMPT_RT kernels (-rt flavours): its fork/exit probes lock and allocate with preemption disabled"
 #endif
+/*
+ * The hook reads and edits argument registers and redirects the call:
+ * ftrace_regs with the arguments (5.11+), or before ftrace_regs, the full
+ * pt_regs that only DYNAMIC_FTRACE_WITH_REGS saves.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 11, 0)
 #ifndef CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS
 #error "thpnuma needs ftrace_regs with arguments (DYNAMIC_FTRACE_WITH_ARGS)"
 #endif
+#elif !defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS)
+#error "thpnuma needs ftrace with saved registers (DYNAMIC_FTRACE_WITH_REGS)"
+#endif
 
 /*
+ * The hooked allocator and what it returns (struct thpnuma_thp). The
+ * replacements take its registers: after (gfp, order, vma, addr) come the
+ * raw arg4 and arg5, which only the one that leaves the call to the kernel
+ * reads, each as the type the kernel gave it (an int or a bool fills only
+ * the low bits of its register). THPNUMA_HUGEPAGE_ARG: the argument that
+ * says a THP fault allocates, or -1 where the order alone says it.
+ *
  * Memory allocation profiling (6.10) renamed the exported allocators to
  * *_noprof; the caller's alloc_hooks() has already set the tag, so the
  * replacement calls the _noprof variants and keeps the caller's attribution.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
+#define thpnuma_thp			folio
+#define thpnuma_thp_nid			folio_nid
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
 #define THPNUMA_HOOKED_SYMBOL		"vma_alloc_folio_noprof"
-/*
- * 6.13 removed the unused "hugepage" argument (6359c39c9de6). The
- * replacements keep the 5-argument prototype; the fifth is never read.
- */
-static inline struct folio *
-thpnuma_kernel_vma_alloc_folio(gfp_t gfp, int order, struct vm_area_struct *vma,
-			       unsigned long addr, bool hugepage)
-{
-	return vma_alloc_folio_noprof(gfp, order, vma, addr);
-}
-#define thpnuma_folio_alloc		__folio_alloc_noprof
-#define thpnuma_hugepage_arg_matters	false
-#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
-#define THPNUMA_HOOKED_SYMBOL		"vma_alloc_folio_noprof"
-#define thpnuma_kernel_vma_alloc_folio	vma_alloc_folio_noprof
-#define thpnuma_folio_alloc		__folio_alloc_noprof
+#define thpnuma_thp_alloc		__folio_alloc_noprof
 /* 6.10+ ignores "hugepage"; mTHP passes true too, so order decides. */
-#define thpnuma_hugepage_arg_matters	false
+#define THPNUMA_HUGEPAGE_ARG		(-1)
 #else
 #define THPNUMA_HOOKED_SYMBOL		"vma_alloc_folio"
-#define thpnuma_kernel_vma_alloc_folio	vma_alloc_folio
-#define thpnuma_folio_alloc		__folio_alloc
-#define thpnuma_hugepage_arg_matters	true
+#define thpnuma_thp_alloc		__folio_alloc
+/* vma_alloc_folio(gfp, order, vma, addr, hugepage) */
+#define THPNUMA_HUGEPAGE_ARG		4
+#endif
+static inline struct folio *
+thpnuma_kernel_alloc(gfp_t gfp, int order, struct vm_area_struct *vma,
+		     unsigned long addr, unsigned long arg4, unsigned long arg5)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+	/* 6.13 removed the unused "hugepage" argument (6359c39c9de6). */
+	return vma_alloc_folio_noprof(gfp, order, vma, addr);
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+	return vma_alloc_folio_noprof(gfp, order, vma, addr, (u8)arg4);
+#else
+	return vma_alloc_folio(gfp, order, vma, addr, (u8)arg4);
+#endif
+}
+#elif LINUX_VERSION_CODE < KERNEL_VERSION(5, 11, 0)
+/*
+ * Before folios the THP fault allocates a compound page with
+ * alloc_pages_vma(gfp, order, vma, addr, node, hugepage) and runs
+ * prep_transhuge_page() on it itself; "node" is numa_node_id().
+ */
+#define THPNUMA_HOOKED_SYMBOL		"alloc_pages_vma"
+#define thpnuma_thp			page
+#define thpnuma_thp_nid			page_to_nid
+#define thpnuma_thp_alloc		__alloc_pages_nodemask
+#define THPNUMA_HUGEPAGE_ARG		5
+static inline struct page *
+thpnuma_kernel_alloc(gfp_t gfp, int order, struct vm_area_struct *vma,
+		     unsigned long addr, unsigned long arg4, unsigned long arg5)
+{
+	return alloc_pages_vma(gfp, order, vma, addr, (int)arg4, (u8)arg5);
+}
+#else
+/* Between the two, the allocators were renamed more than once. */
+#error "thpnuma supports Linux 5.10 and 6.1 or later, not the series between"
 #endif
 
 /*
@@ -83,7 +121,15 @@ thpnuma_kernel_vma_alloc_folio(gfp_t gfp, int order, struct vm_area_struct *vma,
  * argument registers and the ip, and restores them after the callback:
  * enough to read and edit arguments and to redirect the call. 6.12 made
  * ftrace_regs opaque behind arch_ftrace_regs().
+ *
+ * Before ftrace_regs (5.11), the callback gets pt_regs, which ftrace saves
+ * only for a SAVE_REGS ops (IPMODIFY requires it), and the flag that
+ * spares the callback ftrace's recursion wrapper is RECURSION_SAFE (5.11
+ * inverted it into RECURSION).
  */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 11, 0)
+#define THPNUMA_FTRACE_REGS		ftrace_regs
+#define THPNUMA_FTRACE_FLAGS		0
 static __always_inline struct pt_regs *
 thpnuma_ftrace_regs(struct ftrace_regs *fregs)
 {
@@ -93,6 +139,28 @@ thpnuma_ftrace_regs(struct ftrace_regs *fregs)
 	return &fregs->regs;
 #endif
 }
+#else
+#define THPNUMA_FTRACE_REGS		pt_regs
+#define THPNUMA_FTRACE_FLAGS		(FTRACE_OPS_FL_SAVE_REGS | \
+					 FTRACE_OPS_FL_RECURSION_SAFE)
+static __always_inline struct pt_regs *thpnuma_ftrace_regs(struct pt_regs *regs)
+{
+	return regs;
+}
+#endif
+
+/*
+ * Drop every function from an ops' filter. 5.10 does not export
+ * ftrace_free_filter(); a resetting ftrace_set_filter() frees the same.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 11, 0)
+#define thpnuma_ftrace_free_filter	ftrace_free_filter
+#else
+static inline void thpnuma_ftrace_free_filter(struct ftrace_ops *ops)
+{
+	ftrace_set_filter(ops, NULL, 0, 1);
+}
+#endif
 
 /* Argument registers of a traced function, from ftrace's saved regs. */
 static __always_inline unsigned long thpnuma_arg(struct pt_regs *regs,

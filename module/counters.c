@@ -8,6 +8,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpumask.h>
+#include <linux/mm.h>		/* kvcalloc() */
 #include <linux/nodemask.h>
 #include <linux/slab.h>
 #include "thpnuma.h"

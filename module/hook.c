@@ -125,18 +125,19 @@ static int inflight_init(void)
 	return inflight_buckets ? 0 : -ENOMEM;
 }
 
-static struct folio *alloc_strict_local(gfp_t gfp, int order, int local)
+static struct thpnuma_thp *alloc_strict_local(gfp_t gfp, int order, int local)
 {
-	return thpnuma_folio_alloc(gfp | __GFP_THISNODE, order, local, NULL);
+	return thpnuma_thp_alloc(gfp | __GFP_THISNODE, order, local, NULL);
 }
 
-static struct folio *alloc_local_then_remote(gfp_t gfp, int order, int local,
-					     unsigned int zone_reclaim,
-					     struct inflight_alloc *inflight)
+static struct thpnuma_thp *alloc_local_then_remote(gfp_t gfp, int order,
+						   int local,
+						   unsigned int zone_reclaim,
+						   struct inflight_alloc *inflight)
 {
 	struct thpnuma_local_effort effort = thpnuma_local_effort(zone_reclaim);
 	gfp_t local_gfp = gfp | __GFP_THISNODE;
-	struct folio *folio = NULL;
+	struct thpnuma_thp *thp = NULL;
 	nodemask_t remote;
 
 	/*
@@ -152,11 +153,11 @@ static struct folio *alloc_local_then_remote(gfp_t gfp, int order, int local,
 
 	if (node_isset(local, cpuset_current_mems_allowed)) {
 		inflight->local_effort = zone_reclaim;
-		folio = thpnuma_folio_alloc(local_gfp, order, local, NULL);
+		thp = thpnuma_thp_alloc(local_gfp, order, local, NULL);
 		inflight->local_effort = NO_LOCAL_ATTEMPT;
-		if (folio) {
+		if (thp) {
 			inflight->record.local_attempt = THPNUMA_LOCAL_SUCCEEDED;
-			return folio;
+			return thp;
 		}
 		inflight->record.local_attempt = THPNUMA_LOCAL_FAILED;
 	}
@@ -166,7 +167,7 @@ static struct folio *alloc_local_then_remote(gfp_t gfp, int order, int local,
 	node_clear(local, remote);
 	if (nodes_empty(remote))
 		return NULL;
-	return thpnuma_folio_alloc(gfp, order, local, &remote);
+	return thpnuma_thp_alloc(gfp, order, local, &remote);
 }
 
 /* The policy whose decision an action carries out. */
@@ -215,7 +216,7 @@ static struct thpnuma_fault_record fault_record(int node, u32 config,
 
 /* Count where the THP came from, and how long it took, for the record. */
 static void account_alloc(struct thpnuma_fault_record *r,
-			  const struct folio *folio, unsigned int policy)
+			  struct thpnuma_thp *thp, unsigned int policy)
 {
 	enum thpnuma_hist_outcome outcome;
 	int local = r->node;
@@ -223,13 +224,13 @@ static void account_alloc(struct thpnuma_fault_record *r,
 	thpnuma_count(local, THPNUMA_ALLOC_NS, r->alloc_ns);
 	if (r->override)
 		thpnuma_count_policy(policy, THPNUMA_PC_BY_OVERRIDE);
-	if (!folio) {
+	if (!thp) {
 		r->result = THPNUMA_RESULT_FALLBACK;
 		thpnuma_count(local, THPNUMA_THP_FALLBACK, 1);
 		thpnuma_count_policy(policy, THPNUMA_PC_THP_FALLBACK);
 		outcome = THPNUMA_HIST_FALLBACK;
 	} else {
-		r->nid = folio_nid(folio);
+		r->nid = thpnuma_thp_nid(thp);
 		if (r->nid == local) {
 			r->result = THPNUMA_RESULT_LOCAL;
 			thpnuma_count(local, THPNUMA_THP_LOCAL, 1);
@@ -246,10 +247,11 @@ static void account_alloc(struct thpnuma_fault_record *r,
 	thpnuma_hist_add(local, outcome, r->alloc_ns);
 }
 
-static struct folio *hooked_alloc(gfp_t gfp, unsigned long decided,
-				  struct vm_area_struct *vma,
-				  unsigned long addr, bool hugepage,
-				  enum thpnuma_action action)
+static struct thpnuma_thp *hooked_alloc(gfp_t gfp, unsigned long decided,
+					struct vm_area_struct *vma,
+					unsigned long addr,
+					unsigned long arg4, unsigned long arg5,
+					enum thpnuma_action action)
 {
 	struct thpnuma_config cfg = thpnuma_config_unpack((u32)decided);
 	const int order = HPAGE_PMD_ORDER;
@@ -259,7 +261,7 @@ static struct folio *hooked_alloc(gfp_t gfp, unsigned long decided,
 				       decided & DECIDED_BY_OVERRIDE, action),
 	};
 	struct thpnuma_fault_record *record = &inflight.record;
-	struct folio *folio;
+	struct thpnuma_thp *thp;
 	u64 start;
 
 	this_cpu_inc(thpnuma_inflight);
@@ -268,56 +270,57 @@ static struct folio *hooked_alloc(gfp_t gfp, unsigned long decided,
 
 	switch (action) {
 	case THPNUMA_ACT_STRICT_LOCAL:
-		folio = alloc_strict_local(gfp, order, local);
-		record->local_attempt = folio ? THPNUMA_LOCAL_SUCCEEDED :
+		thp = alloc_strict_local(gfp, order, local);
+		record->local_attempt = thp ? THPNUMA_LOCAL_SUCCEEDED :
 						THPNUMA_LOCAL_FAILED;
 		break;
 	case THPNUMA_ACT_LOCAL_THEN_REMOTE:
-		folio = alloc_local_then_remote(gfp, order, local,
-						cfg.zone_reclaim, &inflight);
+		thp = alloc_local_then_remote(gfp, order, local,
+					      cfg.zone_reclaim, &inflight);
 		break;
 	default:
 		/* Our caller is not the THP fault path: the hook lets it by. */
-		folio = thpnuma_kernel_vma_alloc_folio(gfp, order, vma, addr,
-						       hugepage);
+		thp = thpnuma_kernel_alloc(gfp, order, vma, addr, arg4, arg5);
 		break;
 	}
 
 	record->alloc_ns = ktime_get_ns() - start;
-	account_alloc(record, folio, action_policy(action));
+	account_alloc(record, thp, action_policy(action));
 	trace_thp_fault(record);
 	inflight_exit(&inflight);
 	this_cpu_dec(thpnuma_inflight);
-	return folio;
+	return thp;
 }
 
 /*
  * Replacements with the hooked function's register layout, one per action;
- * the second argument carries the decision in place of the order.
+ * the second argument carries the decision in place of the order, and
+ * arg4 and arg5 are the hooked function's own (compat.h).
  */
-static struct folio *thpnuma_alloc_count_only(gfp_t gfp, unsigned long decided,
-					      struct vm_area_struct *vma,
-					      unsigned long addr, bool hugepage)
+static struct thpnuma_thp *
+thpnuma_alloc_count_only(gfp_t gfp, unsigned long decided,
+			 struct vm_area_struct *vma, unsigned long addr,
+			 unsigned long arg4, unsigned long arg5)
 {
-	return hooked_alloc(gfp, decided, vma, addr, hugepage,
+	return hooked_alloc(gfp, decided, vma, addr, arg4, arg5,
 			    THPNUMA_ACT_COUNT_ONLY);
 }
 
-static struct folio *thpnuma_alloc_strict_local(gfp_t gfp, unsigned long decided,
-						struct vm_area_struct *vma,
-						unsigned long addr,
-						bool hugepage)
+static struct thpnuma_thp *
+thpnuma_alloc_strict_local(gfp_t gfp, unsigned long decided,
+			   struct vm_area_struct *vma, unsigned long addr,
+			   unsigned long arg4, unsigned long arg5)
 {
-	return hooked_alloc(gfp, decided, vma, addr, hugepage,
+	return hooked_alloc(gfp, decided, vma, addr, arg4, arg5,
 			    THPNUMA_ACT_STRICT_LOCAL);
 }
 
-static struct folio *thpnuma_alloc_local_then_remote(gfp_t gfp, unsigned long decided,
-						     struct vm_area_struct *vma,
-						     unsigned long addr,
-						     bool hugepage)
+static struct thpnuma_thp *
+thpnuma_alloc_local_then_remote(gfp_t gfp, unsigned long decided,
+				struct vm_area_struct *vma, unsigned long addr,
+				unsigned long arg4, unsigned long arg5)
 {
-	return hooked_alloc(gfp, decided, vma, addr, hugepage,
+	return hooked_alloc(gfp, decided, vma, addr, arg4, arg5,
 			    THPNUMA_ACT_LOCAL_THEN_REMOTE);
 }
 
@@ -355,7 +358,7 @@ static noinline void notrace trace_passthrough(int node, u32 config,
 	trace_thp_fault(&record);
 }
 
-/* vma_alloc_folio(): send THP faults to the replacement for the action. */
+/* The hooked allocator: send THP faults to the replacement for the action. */
 static void notrace thpnuma_alloc_hook(struct pt_regs *regs,
 				       unsigned long parent_ip)
 {
@@ -373,8 +376,8 @@ static void notrace thpnuma_alloc_hook(struct pt_regs *regs,
 
 	node = numa_node_id();
 	vma = (struct vm_area_struct *)thpnuma_arg(regs, 2);
-	fault.pmd_order = !thpnuma_hugepage_arg_matters ||
-			  (bool)thpnuma_arg(regs, 4);
+	fault.pmd_order = THPNUMA_HUGEPAGE_ARG < 0 ||
+			  (u8)thpnuma_arg(regs, THPNUMA_HUGEPAGE_ARG);
 	fault.thp_fault = true;
 	fault.madvised = vma->vm_flags & VM_HUGEPAGE;
 	fault.has_mempolicy = vma->vm_policy || current->mempolicy;
@@ -484,7 +487,7 @@ static struct thpnuma_hook thpnuma_hooks[NR_HOOKS] = {
 static void notrace thpnuma_ftrace_callback(unsigned long ip,
 					    unsigned long parent_ip,
 					    struct ftrace_ops *op,
-					    struct ftrace_regs *fregs)
+					    struct THPNUMA_FTRACE_REGS *fregs)
 {
 	const struct thpnuma_hook *alloc = &thpnuma_hooks[HOOK_ALLOC];
 	struct pt_regs *regs = thpnuma_ftrace_regs(fregs);
@@ -506,8 +509,9 @@ static void notrace thpnuma_ftrace_callback(unsigned long ip,
  * One ftrace_ops for every hooked function: each unregistration waits for
  * RCU-tasks grace periods, and unload time is what load/unload cycles pay.
  * The callback runs on every anonymous fault, so it costs as little as it
- * can: no SAVE_REGS (the argument registers are all it needs), and no
- * RECURSION wrapper (an extra indirect call and preemption toggle), as it
+ * can: no SAVE_REGS where the kernel allows (the argument registers are
+ * all it needs; THPNUMA_FTRACE_FLAGS), and no recursion wrapper (an extra
+ * indirect call and preemption toggle), as it
  * cannot recurse: it calls nothing that allocates or reclaims, and neither
  * hooked function runs in interrupt context. It may run preemptible: it
  * only counts with this_cpu ops and reads the configuration under RCU.
@@ -520,19 +524,20 @@ static struct ftrace_ops thpnuma_ops = {
 	 * it the load fails while ftrace is off, and the sysctl refuses to
 	 * turn ftrace off while we are loaded.
 	 */
-	.flags	= FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_PERMANENT,
+	.flags	= FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_PERMANENT |
+		  THPNUMA_FTRACE_FLAGS,
 };
 
 static void notrace thpnuma_probe_callback(unsigned long ip,
 					   unsigned long parent_ip,
 					   struct ftrace_ops *op,
-					   struct ftrace_regs *fregs)
+					   struct THPNUMA_FTRACE_REGS *fregs)
 {
 }
 
 static struct ftrace_ops thpnuma_probe_ops = {
 	.func	= thpnuma_probe_callback,
-	.flags	= FTRACE_OPS_FL_IPMODIFY,
+	.flags	= FTRACE_OPS_FL_IPMODIFY | THPNUMA_FTRACE_FLAGS,
 };
 
 /*
@@ -564,7 +569,7 @@ static const char *ipmodify_conflict(void)
 		if (err == -EBUSY)
 			conflict = name;
 	}
-	ftrace_free_filter(probe);
+	thpnuma_ftrace_free_filter(probe);
 	return conflict;
 }
 
@@ -643,7 +648,7 @@ int thpnuma_hooks_install(void)
 
 rollback:
 	/* Drops every filter entry added so far, newest included. */
-	ftrace_free_filter(&thpnuma_ops);
+	thpnuma_ftrace_free_filter(&thpnuma_ops);
 	return err;
 }
 
@@ -664,7 +669,7 @@ void thpnuma_hooks_remove(void)
 		for (;;)
 			schedule_timeout_idle(MAX_SCHEDULE_TIMEOUT);
 	}
-	ftrace_free_filter(&thpnuma_ops);
+	thpnuma_ftrace_free_filter(&thpnuma_ops);
 
 	/*
 	 * unregister_ftrace_function() waited for an RCU-tasks grace period,

@@ -102,7 +102,7 @@ int thpnuma_format_setting(const struct thpnuma_setting *s,
  */
 u32 thpnuma_config_apply_override(u32 global, u32 override);
 
-/* What the hook does with one vma_alloc_folio() call. */
+/* What the hook does with one call of the hooked allocator. */
 enum thpnuma_action {
 	THPNUMA_ACT_IGNORE,		/* not a THP fault in scope: untouched */
 	THPNUMA_ACT_PASSTHROUGH,	/* explicit mempolicy: count, untouched */

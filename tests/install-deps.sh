@@ -3,17 +3,24 @@
 # "demo", only `make demo`; with "trace", `make trace-demo`, which adds
 # perf and bpftrace) needs and this machine lacks. Needs root only when
 # something is missing. Needs neither make nor git.
-# usage: install-deps.sh [demo|trace]
+# usage: install-deps.sh [demo|trace [KVER]]    KVER: make demo's kernel
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # Host packages only for the kernels this machine builds (bookworm's); the
 # others' headers and compilers go into their suite's chroot
 # (tests/vm/mkchroot.sh), which needs debootstrap here.
 kernels=$("$top/tests/vm/kernel-suite.sh" --list bookworm | tr '\n' ' ')
-# make demo: the module for its kernel (the first), thpnumactl, one static
-# guest program, the initramfs and QEMU.
+# make demo: the module for its kernel (bookworm's first unless KVER names
+# another: its chroot then needs debootstrap), thpnumactl, one static guest
+# program, the initramfs and QEMU.
+demo_kernel=${2:-${kernels%% *}}
+if [ "$("$top/tests/vm/kernel-suite.sh" "$demo_kernel")" = bookworm ]; then
+	demo_build=linux-headers-$demo_kernel
+else
+	demo_build=debootstrap
+fi
 wanted="build-essential pkg-config cpio xz-utils python3 kmod libkmod-dev
-	qemu-system-x86 busybox-static linux-headers-${kernels%% *}"
+	qemu-system-x86 busybox-static $demo_build"
 if [ "${1:-}" = trace ]; then
 	wanted="$wanted linux-perf bpftrace"
 elif [ "${1:-}" != demo ]; then

@@ -41,9 +41,9 @@ $(foreach k,$(SUPPORTED_KERNELS),.cache/kernels/$(k)/boot/vmlinuz-$(k)): .cache/
 
 TEST_MODULES := warn_on_load ipmodify_owner
 
-$(BUILD)/%/lib/test-modules.stamp: $(wildcard $(TOP)/tests/modules/*)
+$(BUILD)/%/lib/test-modules.stamp: $(wildcard $(TOP)/tests/modules/*) $(TOP)/module/compat.h
 	rm -rf $(BUILD)/$*/testmod && mkdir -p $(BUILD)/$*/testmod $(BUILD)/$*/lib
-	cp $(TOP)/tests/modules/* $(BUILD)/$*/testmod/
+	cp $(TOP)/tests/modules/* $(TOP)/module/compat.h $(BUILD)/$*/testmod/
 	$(if $(filter $*,$(CHROOT_KERNELS)),$(TOP)/tests/vm/chroot-kbuild.sh,$(MAKE)) -C /usr/src/linux-headers-$* M=$(abspath $(BUILD)/$*/testmod) modules
 	cp $(addprefix $(BUILD)/$*/testmod/,$(addsuffix .ko,$(TEST_MODULES))) $(BUILD)/$*/lib/
 	touch $@
@@ -53,8 +53,8 @@ $(BUILD)/%/lib/thpnuma.ko: $(BUILD)/%/thpnuma.ko
 	cp $< $@
 
 # The kernel's own mm selftests, from its linux-source package
-# (conformance.sh). Only FULL_KERNELS run them: conformance.sh is not a
-# core test.
+# (conformance.sh). Only CONFORMANCE_KERNELS run them: conformance.sh is
+# not a core test.
 $(BUILD)/%/conformance/selftests/LIST: $(TOP)/tests/conformance/build.sh
 	$(TOP)/tests/conformance/build.sh $* $(BUILD)/$*/conformance
 
@@ -66,18 +66,18 @@ initramfs-%: .cache/kernels/$$*/boot/vmlinuz-$$* $(BUILD)/%/lib/thpnuma.ko $(BUI
 
 initramfs: $(addprefix initramfs-,$(SUPPORTED_KERNELS))
 
-# Every supported kernel: the whole MANIFEST on FULL_KERNELS (the oldest
-# and the newest), its `core` lines on the others.
+# Every supported kernel: the whole MANIFEST on FULL_KERNELS (kernels.mk),
+# its `core` lines on the others.
 check-vm: initramfs
 	python3 $(TOP)/tests/vm/harness.py --self-test --kernels $(SUPPORTED_KERNELS) \
 		$(if $(CORE_KERNELS),--core-kernels $(CORE_KERNELS))
 
 # Long forms of the safety tests (tests/guest/MANIFEST.stress), on
-# FULL_KERNELS.
+# STRESS_KERNELS.
 check-stress: deps
-	$(MAKE) -f $(TOP)/Makefile $(addprefix initramfs-,$(FULL_KERNELS))
+	$(MAKE) -f $(TOP)/Makefile $(addprefix initramfs-,$(STRESS_KERNELS))
 	python3 $(TOP)/tests/vm/harness.py --manifest $(TOP)/tests/guest/MANIFEST.stress \
-		--logs $(BUILD)/vm-logs-stress --kernels $(FULL_KERNELS)
+		--logs $(BUILD)/vm-logs-stress --kernels $(STRESS_KERNELS)
 
 check-host:
 	$(MAKE) -C $(TOP)/tests/host check
@@ -88,15 +88,20 @@ check-dkms:
 	$(TOP)/tests/dkms/check-dkms.sh $(SUPPORTED_KERNELS)
 
 # make demo builds and installs only what its one boot runs: the module
-# for the first pinned kernel, thpnumactl, demo.sh and thp-demo, in an
-# initramfs of their own (build/demo; make check's stays as it is).
-DEMO_KERNEL := $(firstword $(SUPPORTED_KERNELS))
+# for the demo kernel (the first of FULL_KERNELS, or make demo
+# DEMO_KERNEL=ABI for another pinned one), thpnumactl, demo.sh and
+# thp-demo, in an initramfs of their own (build/demo; make check's stays
+# as it is).
+DEMO_KERNEL ?= $(firstword $(FULL_KERNELS))
 DEMO := $(BUILD)/demo
+ifeq ($(filter $(DEMO_KERNEL),$(SUPPORTED_KERNELS)),)
+$(error DEMO_KERNEL=$(DEMO_KERNEL) is not a pinned kernel; kernels.mk lists them: $(SUPPORTED_KERNELS))
+endif
 
 deps-demo:
-	$(TOP)/tests/install-deps.sh demo
+	$(TOP)/tests/install-deps.sh demo $(DEMO_KERNEL)
 
-$(DEMO)/lib/thpnuma.ko: $(BUILD)/$(DEMO_KERNEL)/thpnuma.ko
+$(DEMO)/$(DEMO_KERNEL)/lib/thpnuma.ko: $(BUILD)/$(DEMO_KERNEL)/thpnuma.ko
 	@mkdir -p $(dir $@)
 	cp $< $@
 
@@ -107,10 +112,10 @@ demo: deps-demo
 	python3 $(TOP)/tests/vm/demo.py $(DEMO_KERNEL)
 
 demo-initramfs: .cache/kernels/$(DEMO_KERNEL)/boot/vmlinuz-$(DEMO_KERNEL) \
-		$(DEMO)/lib/thpnuma.ko $(GUEST_BIN)/thp-demo $(THPNUMACTL)
+		$(DEMO)/$(DEMO_KERNEL)/lib/thpnuma.ko $(GUEST_BIN)/thp-demo $(THPNUMACTL)
 	rm -rf $(DEMO)/bin && mkdir -p $(DEMO)/bin $(DEMO)/$(DEMO_KERNEL)
 	cp $(GUEST)/demo.sh $(GUEST)/lib/lib.sh $(GUEST_BIN)/thp-demo $(THPNUMACTL) $(DEMO)/bin/
-	$(TOP)/tests/vm/mkinitramfs.sh $(DEMO_KERNEL) $(DEMO)/lib $(DEMO)/bin \
+	$(TOP)/tests/vm/mkinitramfs.sh $(DEMO_KERNEL) $(DEMO)/$(DEMO_KERNEL)/lib $(DEMO)/bin \
 		$(DEMO)/$(DEMO_KERNEL)/initramfs.cpio
 
 # make trace-demo: the README's tracing examples (tracefs, perf, bpftrace)
@@ -121,15 +126,15 @@ TRACE_DEMO_BIN := $(GUEST)/trace-demo.sh $(GUEST)/lib/lib.sh \
 	$(GUEST_BIN)/thp-touch $(GUEST_BIN)/thp-swapstorm $(THPNUMACTL)
 
 trace-demo:
-	$(TOP)/tests/install-deps.sh trace
+	$(TOP)/tests/install-deps.sh trace $(DEMO_KERNEL)
 	$(MAKE) -f $(TOP)/Makefile trace-demo-initramfs
 	python3 $(TOP)/tests/vm/demo.py $(DEMO_KERNEL) trace-demo.sh
 
 trace-demo-initramfs: .cache/kernels/$(DEMO_KERNEL)/boot/vmlinuz-$(DEMO_KERNEL) \
-		$(DEMO)/lib/thpnuma.ko $(filter-out $(GUEST)/%,$(TRACE_DEMO_BIN))
+		$(DEMO)/$(DEMO_KERNEL)/lib/thpnuma.ko $(filter-out $(GUEST)/%,$(TRACE_DEMO_BIN))
 	rm -rf $(TRACE_DEMO)/bin && mkdir -p $(TRACE_DEMO)/bin $(TRACE_DEMO)/$(DEMO_KERNEL)
 	cp $(TRACE_DEMO_BIN) $$(command -v perf) $$(command -v bpftrace) $(TRACE_DEMO)/bin/
-	$(TOP)/tests/vm/mkinitramfs.sh $(DEMO_KERNEL) $(DEMO)/lib $(TRACE_DEMO)/bin \
+	$(TOP)/tests/vm/mkinitramfs.sh $(DEMO_KERNEL) $(DEMO)/$(DEMO_KERNEL)/lib $(TRACE_DEMO)/bin \
 		$(TRACE_DEMO)/$(DEMO_KERNEL)/initramfs.cpio
 
 check: deps

@@ -29,13 +29,15 @@ else
 			tar -xO "./usr/src/linux-source-$ver.tar.xz"
 	}
 fi
-# 6.1 keeps them in selftests/vm, later kernels in selftests/mm.
+# 5.10 and 6.1 keep them in selftests/vm, later kernels in selftests/mm;
+# 5.10 has no mm/gup_test.h (gup_benchmark.c carries its own).
+gup_test="linux-source-$ver/mm/gup_test.h"
+[ "$ver" = 5.10 ] && gup_test=
 tarball | tar -xJ -C "$out/src" --wildcards --no-wildcards-match-slash \
 	"linux-source-$ver/tools/testing/selftests/[vm]m/*" \
 	"linux-source-$ver/tools/testing/selftests/kselftest*.h" \
 	"linux-source-$ver/include/uapi/linux/*" \
-	"linux-source-$ver/include/uapi/asm-generic/*" \
-	"linux-source-$ver/mm/gup_test.h"
+	"linux-source-$ver/include/uapi/asm-generic/*" $gup_test
 dir=$src/tools/testing/selftests/mm
 [ -d "$dir" ] || dir=$src/tools/testing/selftests/vm
 
@@ -51,7 +53,10 @@ done
 : > "$out/uapi/local_config.h_gen"	# (its name from 7.x on)
 
 # name, timeout (s), arguments: sized for TCG (see README "Safety tests").
+# 5.10 has no split_huge_page_test nor migration test, and its
+# transhuge-stress runs until stopped, as 6.1's does.
 case $ver in
+5.10) tests="transhuge-stress:40:64 khugepaged:600 compaction_test:300" ;;
 6.1) tests="transhuge-stress:40:64 split_huge_page_test:900 khugepaged:600
 	migration:300 compaction_test:300" ;;
 *) tests="transhuge-stress:60:-d_20_64 split_huge_page_test:900 khugepaged:600

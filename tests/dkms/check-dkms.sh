@@ -4,8 +4,13 @@
 # machine builds (tests/vm/kernel-suite.sh: bookworm) use its dkms; the
 # others run this script again with --here in their suite's chroot
 # (tests/vm/chroot-dkms.sh), with that suite's dkms and compiler.
+# DKMS=NAME runs another dkms program (tests/vm/chroot-dkms.sh: the host's
+# dkms 3 in the bullseye chroot, whose own is 2.8).
 # usage: check-dkms.sh [--here] KVER...
 set -u
+DKMS=${DKMS:-dkms}
+via=""
+[ "$DKMS" = dkms ] || via=" with $DKMS"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 here=false
 if [ "${1:-}" = --here ]; then
@@ -41,21 +46,21 @@ if [ -n "$local_kernels" ]; then
 	mkdir -p "$src" "$work/tree"
 	cp -r "$top/Kbuild" "$top/Makefile" "$top/version.mk" "$top/kernels.mk" \
 		"$top/dkms.conf" "$top/module" "$src/"
-	dkms() { command dkms --dkmstree "$work/tree" --sourcetree "$work/src" "$@"; }
+	dkms() { command "$DKMS" --dkmstree "$work/tree" --sourcetree "$work/src" "$@"; }
 	if dkms add -m thpnuma -v "$version" > "$work/add.log" 2>&1; then
-		result ok "add thpnuma/$version"
+		result ok "add thpnuma/$version$via"
 	else
-		cat "$work/add.log"; result fail "add thpnuma/$version"
+		cat "$work/add.log"; result fail "add thpnuma/$version$via"
 	fi
 	for kver in $local_kernels; do
 		mod=$work/tree/thpnuma/$version/$kver/x86_64/module
 		if dkms build -m thpnuma -v "$version" -k "$kver" > "$work/build.log" 2>&1 &&
 		   ls "$mod/"thpnuma.ko* >/dev/null 2>&1; then
-			result ok "build for $kver"
+			result ok "build for $kver$via"
 		else
 			cat "$work/build.log"
 			find "$work/tree" -name make.log -exec cat {} +
-			result fail "build for $kver"
+			result fail "build for $kver$via"
 		fi
 	done
 fi

@@ -9,7 +9,7 @@
 #include "kselftest_harness.h"
 
 /* LOADLOOP_CYCLES overrides; make check runs a short form. */
-#define CYCLES		200
+#define CYCLES		60
 #define FAULT_REGION	(16 * MiB)
 #define TRACE_EVENT_ENABLE "/sys/kernel/tracing/events/thpnuma/thp_fault/enable"
 

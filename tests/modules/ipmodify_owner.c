@@ -10,13 +10,9 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/string.h>
-#include <linux/version.h>
+#include "compat.h"	/* thpnuma's, copied beside this file */
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
-#define HOOKED "vma_alloc_folio_noprof"
-#else
-#define HOOKED "vma_alloc_folio"
-#endif
+#define HOOKED THPNUMA_HOOKED_SYMBOL
 
 static char *sym = HOOKED;
 module_param(sym, charp, 0444);
@@ -24,14 +20,14 @@ MODULE_PARM_DESC(sym, "The function to own (default " HOOKED ")");
 
 static void notrace ipmodify_owner_func(unsigned long ip, unsigned long parent_ip,
 					struct ftrace_ops *op,
-					struct ftrace_regs *fregs)
+					struct THPNUMA_FTRACE_REGS *fregs)
 {
 }
 
 static struct ftrace_ops ipmodify_owner_ops = {
 	.func	= ipmodify_owner_func,
 	.flags	= FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY |
-		  FTRACE_OPS_FL_RECURSION,
+		  THPNUMA_FTRACE_FLAGS,
 };
 
 static int __init ipmodify_owner_init(void)
@@ -42,14 +38,14 @@ static int __init ipmodify_owner_init(void)
 	if (!err)
 		err = register_ftrace_function(&ipmodify_owner_ops);
 	if (err)
-		ftrace_free_filter(&ipmodify_owner_ops);
+		thpnuma_ftrace_free_filter(&ipmodify_owner_ops);
 	return err;
 }
 
 static void __exit ipmodify_owner_exit(void)
 {
 	unregister_ftrace_function(&ipmodify_owner_ops);
-	ftrace_free_filter(&ipmodify_owner_ops);
+	thpnuma_ftrace_free_filter(&ipmodify_owner_ops);
 }
 
 module_init(ipmodify_owner_init);

@@ -24,16 +24,15 @@ guest-workloads: workloads
 	install -m 0755 $(addprefix $(WORKLOADS_BIN)/,$(WORKLOADS)) $(TOP)/bench/thpnuma-bench.sh \
 		$(TOP)/bench/mglru-check.sh $(GUEST_BIN)/
 
-# The policy matrix on the oldest and the newest supported kernel
-# (FULL_KERNELS), one VM boot per kernel.
+# The policy matrix on BENCH_KERNELS (kernels.mk), one VM boot per kernel.
 bench: deps
-	$(MAKE) -f $(TOP)/Makefile $(addprefix initramfs-,$(FULL_KERNELS))
-	python3 $(TOP)/bench/run.py --kernels $(FULL_KERNELS)
+	$(MAKE) -f $(TOP)/Makefile $(addprefix initramfs-,$(BENCH_KERNELS))
+	python3 $(TOP)/bench/run.py --kernels $(BENCH_KERNELS)
 
 # The hook-overhead A/B alone, one kernel at a time (quieter), 21 rounds.
 .PHONY: bench-overhead
 bench-overhead: deps
-	$(MAKE) -f $(TOP)/Makefile $(addprefix initramfs-,$(FULL_KERNELS))
-	python3 $(TOP)/bench/run.py --kernels $(FULL_KERNELS) --jobs 1 \
+	$(MAKE) -f $(TOP)/Makefile $(addprefix initramfs-,$(BENCH_KERNELS))
+	python3 $(TOP)/bench/run.py --kernels $(BENCH_KERNELS) --jobs 1 \
 		--out $(TOP)/bench/results/overhead --set BENCH_MATRIX=0 \
 		--set BENCH_BASELINES= --set BENCH_ROUNDS=21 --reclaim-rounds 0

@@ -2,6 +2,7 @@
 T=/sys/kernel/tracing
 D=$THPNUMA_DIR
 case $(uname -r) in
+5.10.*) SYM=alloc_pages_vma ;;
 6.1.*) SYM=vma_alloc_folio ;;
 *) SYM=vma_alloc_folio_noprof ;;
 esac

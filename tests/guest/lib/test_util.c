@@ -75,8 +75,14 @@ long vmstat_value(const char *name)
 	return val;
 }
 
+/*
+ * Node counters fold per-CPU deltas in batches; before 5.14 AnonHugePages
+ * counted THPs, not pages, so a node's lagged by up to a batch of THPs.
+ * stat_refresh folds them all first.
+ */
 void node_thps(long *thps, int nodes)
 {
+	write_file("/proc/sys/vm/stat_refresh", "1");
 	for (int n = 0; n < nodes; n++)
 		thps[n] = node_meminfo_kb(n, "AnonHugePages") / 2048;
 }
