@@ -11,6 +11,10 @@ suite=${1:?usage: aptconf.sh bullseye|trixie|sid}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 dir=$top/.cache/apt/$suite
 conf=$dir/apt.conf
+# Two make jobs may ask for the same suite at once (apt-get update locks).
+mkdir -p "$dir"
+exec 7> "$dir.lock"
+flock 7
 if [ ! -f "$dir/updated" ]; then
 	mkdir -p "$dir/lists/partial" "$dir/archives/partial"
 	key="[signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]"
