@@ -511,10 +511,10 @@ static void notrace thpnuma_ftrace_callback(unsigned long ip,
  * The callback runs on every anonymous fault, so it costs as little as it
  * can: no SAVE_REGS where the kernel allows (the argument registers are
  * all it needs; THPNUMA_FTRACE_FLAGS), and no recursion wrapper (an extra
- * indirect call and preemption toggle), as it
- * cannot recurse: it calls nothing that allocates or reclaims, and neither
- * hooked function runs in interrupt context. It may run preemptible: it
- * only counts with this_cpu ops and reads the configuration under RCU.
+ * indirect call and preemption toggle), as it cannot recurse: it calls
+ * nothing that allocates or reclaims, and neither hooked function runs in
+ * interrupt context. It may run preemptible: it only counts with this_cpu
+ * ops and reads the configuration under RCU.
  */
 static struct ftrace_ops thpnuma_ops = {
 	.func	= thpnuma_ftrace_callback,

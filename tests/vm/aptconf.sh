@@ -3,8 +3,8 @@
 # suites do not carry: bullseye, trixie or sid (tests/vm/suite-sources.sh
 # lists each one's sources). apt reads only what is under .cache/apt/SUITE
 # (the machine's /etc/apt is never read for sources nor edited); the
-# mirror is the one the system's sources already name. tests/vm/kernel-suite.sh says which suite
-# ships a kernel.
+# mirror is the one the system's sources already name.
+# tests/vm/kernel-suite.sh says which suite ships a kernel.
 # usage: aptconf.sh SUITE      prints the apt.conf path; updates the lists once
 set -eu
 suite=${1:?usage: aptconf.sh bullseye|trixie|sid}

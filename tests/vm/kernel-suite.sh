@@ -7,8 +7,8 @@
 # gcc-16). An ABI without "+debN" is bullseye's for 5.10 (5.10.0-46-amd64)
 # and bookworm's for 6.1 (6.1.0-57-amd64); "+debN" names the Debian
 # release that built it.
-# usage: kernel-suite.sh KVER             prints bullseye, bookworm, trixie or sid
-#        kernel-suite.sh --list [SUITE]   the kernels of kernels.mk (of SUITE)
+# usage: kernel-suite.sh KVER            prints bullseye, bookworm, trixie, sid
+#        kernel-suite.sh --list [SUITE]  the kernels of kernels.mk (of SUITE)
 set -eu
 suite_of() {
 	case $1 in

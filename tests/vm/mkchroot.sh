@@ -1,7 +1,8 @@
 #!/bin/sh
 # A chroot of a Debian suite (bullseye: gcc-10; trixie: gcc-14; sid:
 # gcc-16) with dkms and the headers of the given kernels, for the kernels
-# whose headers pin a compiler this machine lacks (tests/vm/kernel-suite.sh says which suite).
+# whose headers pin a compiler this machine lacks (tests/vm/kernel-suite.sh
+# says which suite).
 # Made once with debootstrap and cached in .cache/chroots/SUITE; a kernel's
 # headers (and with them the compiler they pin) are installed on first use.
 # Inside the chroot, apt reads only the private configuration in
