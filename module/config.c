@@ -13,7 +13,7 @@
 #include <linux/string.h>
 #include "thpnuma.h"
 
-u32 thpnuma_config_word;
+u32 thpnuma_config_word = THPNUMA_CFG_DEFAULT;
 
 /*
  * Change one setting; readers see the old or the new word, whole. cmpxchg
@@ -107,3 +107,7 @@ MODULE_PARM_DESC(zone_reclaim,
 SETTING_PARAM(scope, THPNUMA_SETTING_SCOPE);
 MODULE_PARM_DESC(scope,
 		 "Which THP faults the policy covers: all (default) or madvise");
+
+SETTING_PARAM(coverage, THPNUMA_SETTING_COVERAGE);
+MODULE_PARM_DESC(coverage,
+		 "Which THP kinds and orders the policy covers: pmd (anonymous PMD-size), pmd+mthp (anonymous, every order) or all (default: anonymous and shmem/tmpfs, every order)");

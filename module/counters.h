@@ -16,7 +16,7 @@
 	C(THP_LOCAL,	   thp_local,	    "THP faults placed on the faulting CPU's node.") \
 	C(THP_REMOTE,	   thp_remote,	    "THP faults placed on another node.") \
 	C(THP_FALLBACK,	   thp_fallback,    "THP faults that fell back to small pages.") \
-	C(PASSTHROUGH,	   passthrough,	    "THP faults left to the kernel's own policy.") \
+	C(PASSTHROUGH,	   passthrough,	    "THP allocations left to the kernel's own policy.") \
 	C(THP_REMOTE_IN,   thp_remote_in,   "THPs this node received for faults from other nodes.") \
 	C(COMPACT_STALL,   compact_stall,   "Direct compaction attempts during THP faults.") \
 	C(COMPACT_SUCCESS, compact_success, "Direct compactions that yielded a huge page.") \
@@ -45,6 +45,54 @@ enum thpnuma_policy_counter {
 	THPNUMA_POLICY_COUNTERS(THPNUMA_POLICY_COUNTER_ENUM)
 	THPNUMA_NR_POLICY_COUNTERS
 };
+
+/*
+ * The THP kinds thpnuma covers, one per fault path: anonymous memory (PMD
+ * size and, since 6.8, the smaller mTHP orders) and shmem/tmpfs.
+ */
+#define THPNUMA_KINDS(C)	\
+	C(ANON,  anon)		\
+	C(SHMEM, shmem)
+
+#define THPNUMA_KIND_ENUM(id, name)	THPNUMA_KIND_##id,
+
+enum thpnuma_kind {
+	THPNUMA_KINDS(THPNUMA_KIND_ENUM)
+	THPNUMA_NR_KINDS
+};
+
+/*
+ * Per node, kind and order: the rows of the orders file. One count per
+ * fault at the order the kernel finally mapped; a fault that ended on
+ * small pages counts as a fallback at the largest order it tried.
+ */
+#define THPNUMA_ORDER_OUTCOMES(C)					\
+	C(LOCAL,       local,	    "THPs of this order placed on the faulting CPU's node.") \
+	C(REMOTE,      remote,	    "THPs of this order placed on another node.") \
+	C(FALLBACK,    fallback,    "Faults that tried this order first and got small pages.") \
+	C(PASSTHROUGH, passthrough, "Allocations of this order left to the kernel's own policy.")
+
+#define THPNUMA_ORDER_OUTCOME_ENUM(id, name, help)	THPNUMA_ORDER_##id,
+
+enum thpnuma_order_outcome {
+	THPNUMA_ORDER_OUTCOMES(THPNUMA_ORDER_OUTCOME_ENUM)
+	THPNUMA_NR_ORDER_OUTCOMES
+};
+
+/* The largest THP order: the PMD order on x86_64 (2 MiB). */
+#define THPNUMA_MAX_THP_ORDER	9
+#define THPNUMA_ORDER_SLOTS	(THPNUMA_MAX_THP_ORDER + 1)
+/* A node's slots: [kind][order][outcome], orders 0 (unused) to max. */
+#define THPNUMA_ORDERS_PER_NODE \
+	(THPNUMA_NR_KINDS * THPNUMA_ORDER_SLOTS * THPNUMA_NR_ORDER_OUTCOMES)
+
+static inline unsigned int thpnuma_order_slot(unsigned int kind,
+					      unsigned int order,
+					      unsigned int outcome)
+{
+	return (kind * THPNUMA_ORDER_SLOTS + order) *
+	       THPNUMA_NR_ORDER_OUTCOMES + outcome;
+}
 
 /*
  * Latency histograms of hooked allocations, per faulting node and outcome.
@@ -108,5 +156,8 @@ extern const char *const thpnuma_counter_help[THPNUMA_NR_COUNTERS];
 extern const char *const thpnuma_policy_counter_names[THPNUMA_NR_POLICY_COUNTERS];
 extern const char *const thpnuma_policy_counter_help[THPNUMA_NR_POLICY_COUNTERS];
 extern const char *const thpnuma_hist_outcome_names[THPNUMA_NR_HIST_OUTCOMES];
+extern const char *const thpnuma_kind_names[THPNUMA_NR_KINDS];
+extern const char *const thpnuma_order_outcome_names[THPNUMA_NR_ORDER_OUTCOMES];
+extern const char *const thpnuma_order_outcome_help[THPNUMA_NR_ORDER_OUTCOMES];
 
 #endif /* THPNUMA_COUNTERS_H */

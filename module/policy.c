@@ -43,6 +43,12 @@ const char *const thpnuma_scope_names[THPNUMA_NR_SCOPES] = {
 	[THPNUMA_SCOPE_MADVISE]	= "madvise",
 };
 
+const char *const thpnuma_coverage_names[THPNUMA_NR_COVERAGES] = {
+	[THPNUMA_COVERAGE_PMD]		= "pmd",
+	[THPNUMA_COVERAGE_PMD_MTHP]	= "pmd+mthp",
+	[THPNUMA_COVERAGE_ALL]		= "all",
+};
+
 #define COUNTER_NAME(id, name, help)	#name,
 #define COUNTER_HELP(id, name, help)	help,
 
@@ -68,6 +74,18 @@ const char *const thpnuma_hist_outcome_names[THPNUMA_NR_HIST_OUTCOMES] = {
 	THPNUMA_HIST_OUTCOMES(HIST_OUTCOME_NAME)
 };
 
+const char *const thpnuma_kind_names[THPNUMA_NR_KINDS] = {
+	THPNUMA_KINDS(HIST_OUTCOME_NAME)
+};
+
+const char *const thpnuma_order_outcome_names[THPNUMA_NR_ORDER_OUTCOMES] = {
+	THPNUMA_ORDER_OUTCOMES(COUNTER_NAME)
+};
+
+const char *const thpnuma_order_outcome_help[THPNUMA_NR_ORDER_OUTCOMES] = {
+	THPNUMA_ORDER_OUTCOMES(COUNTER_HELP)
+};
+
 const struct thpnuma_setting thpnuma_settings[THPNUMA_NR_SETTINGS] = {
 	[THPNUMA_SETTING_POLICY] = {
 		.id		= THPNUMA_SETTING_POLICY,
@@ -85,18 +103,28 @@ const struct thpnuma_setting thpnuma_settings[THPNUMA_NR_SETTINGS] = {
 		.choices	= thpnuma_scope_names,
 		.nr_choices	= THPNUMA_NR_SCOPES,
 	},
+	[THPNUMA_SETTING_COVERAGE] = {
+		.id		= THPNUMA_SETTING_COVERAGE,
+		.name		= "coverage",
+		.choices	= thpnuma_coverage_names,
+		.nr_choices	= THPNUMA_NR_COVERAGES,
+	},
 };
 
+/* Bits 24 and up belong to THPNUMA_CFG_OVERRIDES and the hook. */
 #define CFG_POLICY_SHIFT	0
 #define CFG_ZR_SHIFT		8
 #define CFG_SCOPE_SHIFT		16
+#define CFG_COVERAGE_SHIFT	THPNUMA_CFG_COVERAGE_SHIFT
 #define CFG_FIELD_MASK		0xffu
+#define CFG_SMALL_FIELD_MASK	0xfu
 
 u32 thpnuma_config_pack(const struct thpnuma_config *cfg)
 {
 	return (cfg->policy & CFG_FIELD_MASK) << CFG_POLICY_SHIFT |
 	       (cfg->zone_reclaim & CFG_FIELD_MASK) << CFG_ZR_SHIFT |
-	       (cfg->scope & CFG_FIELD_MASK) << CFG_SCOPE_SHIFT;
+	       (cfg->scope & CFG_SMALL_FIELD_MASK) << CFG_SCOPE_SHIFT |
+	       (cfg->coverage & CFG_SMALL_FIELD_MASK) << CFG_COVERAGE_SHIFT;
 }
 
 struct thpnuma_config thpnuma_config_unpack(u32 word)
@@ -104,7 +132,9 @@ struct thpnuma_config thpnuma_config_unpack(u32 word)
 	struct thpnuma_config cfg = {
 		.policy		= (word >> CFG_POLICY_SHIFT) & CFG_FIELD_MASK,
 		.zone_reclaim	= (word >> CFG_ZR_SHIFT) & CFG_FIELD_MASK,
-		.scope		= (word >> CFG_SCOPE_SHIFT) & CFG_FIELD_MASK,
+		.scope		= (word >> CFG_SCOPE_SHIFT) & CFG_SMALL_FIELD_MASK,
+		.coverage	= (word >> CFG_COVERAGE_SHIFT) &
+				  CFG_SMALL_FIELD_MASK,
 	};
 
 	return cfg;
@@ -118,8 +148,10 @@ unsigned int thpnuma_config_get_field(const struct thpnuma_config *cfg,
 		return cfg->policy;
 	case THPNUMA_SETTING_ZONE_RECLAIM:
 		return cfg->zone_reclaim;
-	default:
+	case THPNUMA_SETTING_SCOPE:
 		return cfg->scope;
+	default:
+		return cfg->coverage;
 	}
 }
 
@@ -133,8 +165,11 @@ void thpnuma_config_set_field(struct thpnuma_config *cfg,
 	case THPNUMA_SETTING_ZONE_RECLAIM:
 		cfg->zone_reclaim = value;
 		break;
-	default:
+	case THPNUMA_SETTING_SCOPE:
 		cfg->scope = value;
+		break;
+	default:
+		cfg->coverage = value;
 		break;
 	}
 }
@@ -150,13 +185,34 @@ u32 thpnuma_config_apply_override(u32 global, u32 override)
 	return thpnuma_config_pack(&cfg);
 }
 
+/*
+ * shmem and tmpfs huge pages are always asked for: by the mount's huge=
+ * option, shmem_enabled, or the advice the kernel already checked.
+ */
+static bool madvised(const struct thpnuma_fault *f)
+{
+	return f->kind == THPNUMA_KIND_SHMEM || f->madvised;
+}
+
+bool thpnuma_covers(unsigned int coverage, const struct thpnuma_fault *f)
+{
+	switch (coverage) {
+	case THPNUMA_COVERAGE_PMD:
+		return f->kind == THPNUMA_KIND_ANON && f->pmd_order;
+	case THPNUMA_COVERAGE_PMD_MTHP:
+		return f->kind == THPNUMA_KIND_ANON;
+	default:
+		return true;
+	}
+}
+
 enum thpnuma_action thpnuma_decide(u32 config, const struct thpnuma_fault *f)
 {
 	struct thpnuma_config cfg = thpnuma_config_unpack(config);
 
-	if (!f->pmd_order || !f->thp_fault)
+	if (!f->thp_fault || !thpnuma_covers(cfg.coverage, f))
 		return THPNUMA_ACT_IGNORE;
-	if (cfg.scope == THPNUMA_SCOPE_MADVISE && !f->madvised)
+	if (cfg.scope == THPNUMA_SCOPE_MADVISE && !madvised(f))
 		return THPNUMA_ACT_IGNORE;
 	/*
 	 * An explicit memory policy is the user's word: it wins. So does a
@@ -182,7 +238,9 @@ thpnuma_passthrough_reason(u32 config, const struct thpnuma_fault *f)
 	struct thpnuma_config cfg = thpnuma_config_unpack(config);
 
 	/* In thpnuma_decide()'s order, so the first reason that applied. */
-	if (cfg.scope == THPNUMA_SCOPE_MADVISE && !f->madvised)
+	if (!thpnuma_covers(cfg.coverage, f))
+		return THPNUMA_PT_COVERAGE;
+	if (cfg.scope == THPNUMA_SCOPE_MADVISE && !madvised(f))
 		return THPNUMA_PT_SCOPE;
 	if (f->has_mempolicy)
 		return THPNUMA_PT_MEMPOLICY;

@@ -30,6 +30,14 @@ enum thpnuma_scope {
 	THPNUMA_NR_SCOPES,
 };
 
+/* Which THP kinds and orders the policy covers. */
+enum thpnuma_coverage {
+	THPNUMA_COVERAGE_PMD,		/* anonymous PMD-size faults */
+	THPNUMA_COVERAGE_PMD_MTHP,	/* anonymous faults of every order */
+	THPNUMA_COVERAGE_ALL,		/* and shmem/tmpfs, every order */
+	THPNUMA_NR_COVERAGES,
+};
+
 /* zone_reclaim bits, as in vm.zone_reclaim_mode. */
 #define THPNUMA_ZR_RECLAIM	0x1u	/* reclaim clean page cache */
 #define THPNUMA_ZR_WRITE	0x2u	/* may enter the filesystem */
@@ -41,6 +49,7 @@ enum thpnuma_scope {
 
 extern const char *const thpnuma_policy_names[THPNUMA_NR_POLICIES];
 extern const char *const thpnuma_scope_names[THPNUMA_NR_SCOPES];
+extern const char *const thpnuma_coverage_names[THPNUMA_NR_COVERAGES];
 
 /*
  * The whole run-time configuration packed in one word, so the fault path
@@ -50,10 +59,16 @@ struct thpnuma_config {
 	unsigned int policy;
 	unsigned int zone_reclaim;
 	unsigned int scope;
+	unsigned int coverage;
 };
 
 u32 thpnuma_config_pack(const struct thpnuma_config *cfg);
 struct thpnuma_config thpnuma_config_unpack(u32 word);
+
+/* The word at load, before any setting: coverage all, the rest 0. */
+#define THPNUMA_CFG_COVERAGE_SHIFT	20
+#define THPNUMA_CFG_DEFAULT \
+	((u32)THPNUMA_COVERAGE_ALL << THPNUMA_CFG_COVERAGE_SHIFT)
 
 /*
  * The run-time settings, each a field of struct thpnuma_config, a module
@@ -63,6 +78,7 @@ enum thpnuma_setting_id {
 	THPNUMA_SETTING_POLICY,
 	THPNUMA_SETTING_ZONE_RECLAIM,
 	THPNUMA_SETTING_SCOPE,
+	THPNUMA_SETTING_COVERAGE,
 	THPNUMA_NR_SETTINGS,
 };
 
@@ -98,7 +114,8 @@ int thpnuma_format_setting(const struct thpnuma_setting *s,
 
 /*
  * The configuration a process with @override (a packed policy and
- * zone_reclaim, or THPNUMA_ZR_INHERIT) runs under: scope stays global.
+ * zone_reclaim, or THPNUMA_ZR_INHERIT) runs under: scope and coverage
+ * stay global.
  */
 u32 thpnuma_config_apply_override(u32 global, u32 override);
 
@@ -112,13 +129,16 @@ enum thpnuma_action {
 };
 
 struct thpnuma_fault {
+	unsigned int kind;	/* enum thpnuma_kind */
 	bool pmd_order;		/* order == HPAGE_PMD_ORDER (and hugepage) */
-	bool thp_fault;		/* called from do_huge_pmd_anonymous_page() */
-	bool madvised;		/* VMA has VM_HUGEPAGE */
+	bool thp_fault;		/* called from a THP fault path */
+	bool madvised;		/* VMA has VM_HUGEPAGE (anonymous only) */
 	bool has_mempolicy;	/* VMA or task has a non-default mempolicy */
 	bool local_disallowed;	/* the task's cpuset excludes the local node */
 };
 
+/* Whether @coverage includes the kind and order of @f. */
+bool thpnuma_covers(unsigned int coverage, const struct thpnuma_fault *f);
 enum thpnuma_action thpnuma_decide(u32 config, const struct thpnuma_fault *f);
 
 /* Why a THP fault was left to the kernel, for its trace event. */
@@ -127,6 +147,7 @@ enum thpnuma_passthrough_reason {
 	THPNUMA_PT_MEMPOLICY,	/* the VMA or the task has a mempolicy */
 	THPNUMA_PT_CPUSET,	/* the task's cpuset excludes the local node */
 	THPNUMA_PT_SCOPE,	/* scope=madvise and the VMA is not advised */
+	THPNUMA_PT_COVERAGE,	/* coverage leaves out this kind or order */
 };
 
 /* The reason for a THP fault that thpnuma_decide() did not act on. */
