@@ -28,9 +28,11 @@ int thpnuma_lookup_function(const char *name, unsigned long *start,
 	const char *plus;
 	int ret;
 
+	/* A missing symbol is for the caller to report: it may try another. */
 	ret = register_kprobe(&kp);
 	if (ret) {
-		pr_err("cannot resolve symbol %s: %d\n", name, ret);
+		if (ret != -ENOENT)
+			pr_err("cannot resolve symbol %s: %d\n", name, ret);
 		return ret;
 	}
 	addr = (unsigned long)kp.addr;

@@ -93,6 +93,72 @@ thpnuma_kernel_alloc(gfp_t gfp, int order, struct vm_area_struct *vma,
 #endif
 
 /*
+ * shmem/tmpfs huge pages. Before 6.8 they come from the hooked allocator,
+ * called with a pseudo-VMA whose vm_policy is the file's shared policy.
+ * Since 6.8, shmem_alloc_folio() calls folio_alloc_mpol_noprof() (not
+ * exported) with the file's shared policy or the task's: a second hooked
+ * function, THPNUMA_SHMEM_HOOKED_SYMBOL, whose arguments are (gfp, order,
+ * pol, ilx, nid). The kernel policy's replacement allocates as shmem would
+ * through vma_alloc_folio_noprof() and a pseudo-VMA without a policy: the
+ * task's policy, the faulting CPU's node, the same THP first attempt. It
+ * runs only for allocations without an explicit mempolicy.
+ *
+ * The shmem callers: the first of each list this kernel has (the second
+ * is what the first is inlined into). Multi-size anonymous THP (6.8):
+ * alloc_anon_folio() calls the hooked allocator with orders below PMD.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#include <linux/mempolicy.h>
+#include <linux/mm_types.h>
+
+#define THPNUMA_SHMEM_HOOKED_SYMBOL	"folio_alloc_mpol_noprof"
+#define THPNUMA_SHMEM_CALLERS		"shmem_alloc_folio", \
+					"shmem_alloc_and_add_folio"
+#define THPNUMA_MTHP_FAULT_CALLERS	"alloc_anon_folio", "do_anonymous_page"
+
+/* Whether the shmem allocation's policy (its arg2) is the file's own. */
+static inline bool thpnuma_shmem_has_policy(unsigned long arg2)
+{
+	struct mempolicy *pol = (struct mempolicy *)arg2;
+
+	return pol && (pol->flags & MPOL_F_SHARED);
+}
+
+static inline struct folio *
+thpnuma_shmem_kernel_alloc(gfp_t gfp, int order, unsigned long arg2,
+			   unsigned long arg3, unsigned long arg4,
+			   unsigned long arg5)
+{
+	struct vm_area_struct pvma = {};
+
+	return thpnuma_kernel_alloc(gfp, order, &pvma, 0, 0, 0);
+}
+#else
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
+#define THPNUMA_SHMEM_CALLERS		"shmem_alloc_hugefolio", \
+					"shmem_alloc_and_acct_folio"
+#else
+#define THPNUMA_SHMEM_CALLERS		"shmem_alloc_hugepage", \
+					"shmem_alloc_and_acct_page"
+#endif
+
+static inline bool thpnuma_shmem_has_policy(unsigned long arg2)
+{
+	return ((struct vm_area_struct *)arg2)->vm_policy;
+}
+
+static inline struct thpnuma_thp *
+thpnuma_shmem_kernel_alloc(gfp_t gfp, int order, unsigned long arg2,
+			   unsigned long arg3, unsigned long arg4,
+			   unsigned long arg5)
+{
+	return thpnuma_kernel_alloc(gfp, order,
+				    (struct vm_area_struct *)arg2, arg3,
+				    arg4, arg5);
+}
+#endif
+
+/*
  * The function whose calls to the hooked one are THP faults. Since 6.13
  * (ebcfc63d6bca) the PMD folio comes from vma_alloc_anon_folio_pmd(), which
  * serves the anonymous fault and the huge zero page's write fault

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-CPU counters: per node, per policy, and the latency histograms. The
+ * Per-CPU counters: per node, per policy, per node, kind and order, and the
+ * latency histograms. The
  * fault path only adds to its own CPU's copy; readers sum every CPU. Reset
  * records a baseline instead of writing other CPUs' memory, so counters
  * stay monotonic between resets.
@@ -16,6 +17,7 @@
 u64 __percpu *thpnuma_counters;
 u64 __percpu *thpnuma_policy_counters;
 u64 __percpu **thpnuma_hist;
+u64 __percpu **thpnuma_orders;
 
 struct counter_set {
 	u64 __percpu **pcp;
@@ -26,11 +28,22 @@ struct counter_set {
 static struct counter_set node_set = { .pcp = &thpnuma_counters };
 static struct counter_set policy_set = { .pcp = &thpnuma_policy_counters };
 /*
- * One histogram set per possible node: a per-CPU allocation is at most
+ * Tables with one set per possible node: a per-CPU allocation is at most
  * 32 KiB (PCPU_MIN_UNIT_SIZE), which all nodes' histograms together
  * exceed from 51 nodes on.
  */
-static struct counter_set *hist_sets;
+struct node_sets {
+	u64 __percpu ***pcp;	/* [nid]: one node's per-CPU counters */
+	struct counter_set *sets;
+	size_t nr;		/* counters per node */
+};
+
+static struct node_sets hist_sets = {
+	.pcp = &thpnuma_hist, .nr = THPNUMA_HIST_PER_NODE,
+};
+static struct node_sets order_sets = {
+	.pcp = &thpnuma_orders, .nr = THPNUMA_ORDERS_PER_NODE,
+};
 static DEFINE_MUTEX(thpnuma_counters_lock);
 
 static int counter_set_init(struct counter_set *set, size_t nr)
@@ -55,34 +68,35 @@ static void counter_set_exit(struct counter_set *set)
 	*set->pcp = NULL;
 }
 
-static void hist_sets_exit(void)
+static void node_sets_exit(struct node_sets *ns)
 {
 	int nid;
 
-	for (nid = 0; nid < nr_node_ids; nid++)
-		if (hist_sets[nid].pcp)
-			counter_set_exit(&hist_sets[nid]);
-	kfree(hist_sets);
-	kfree(thpnuma_hist);
+	for (nid = 0; ns->sets && nid < nr_node_ids; nid++)
+		if (ns->sets[nid].pcp)
+			counter_set_exit(&ns->sets[nid]);
+	kfree(ns->sets);
+	kfree(*ns->pcp);
+	ns->sets = NULL;
+	*ns->pcp = NULL;
 }
 
-static int hist_sets_init(void)
+static int node_sets_init(struct node_sets *ns)
 {
 	int nid, err;
 
-	thpnuma_hist = kcalloc(nr_node_ids, sizeof(*thpnuma_hist), GFP_KERNEL);
-	hist_sets = kcalloc(nr_node_ids, sizeof(*hist_sets), GFP_KERNEL);
-	if (!thpnuma_hist || !hist_sets) {
-		kfree(hist_sets);
-		kfree(thpnuma_hist);
+	*ns->pcp = kcalloc(nr_node_ids, sizeof(**ns->pcp), GFP_KERNEL);
+	ns->sets = kcalloc(nr_node_ids, sizeof(*ns->sets), GFP_KERNEL);
+	if (!*ns->pcp || !ns->sets) {
+		node_sets_exit(ns);
 		return -ENOMEM;
 	}
 	for_each_node(nid) {
-		hist_sets[nid].pcp = &thpnuma_hist[nid];
-		err = counter_set_init(&hist_sets[nid], THPNUMA_HIST_PER_NODE);
+		ns->sets[nid].pcp = &(*ns->pcp)[nid];
+		err = counter_set_init(&ns->sets[nid], ns->nr);
 		if (err) {
-			hist_sets[nid].pcp = NULL;
-			hist_sets_exit();
+			ns->sets[nid].pcp = NULL;
+			node_sets_exit(ns);
 			return err;
 		}
 	}
@@ -101,11 +115,16 @@ int thpnuma_counters_init(void)
 			       THPNUMA_NR_POLICY_COUNTERS);
 	if (err)
 		goto err_node;
-	err = hist_sets_init();
+	err = node_sets_init(&hist_sets);
 	if (err)
 		goto err_policy;
+	err = node_sets_init(&order_sets);
+	if (err)
+		goto err_hist;
 	return 0;
 
+err_hist:
+	node_sets_exit(&hist_sets);
 err_policy:
 	counter_set_exit(&policy_set);
 err_node:
@@ -115,7 +134,8 @@ err_node:
 
 void thpnuma_counters_exit(void)
 {
-	hist_sets_exit();
+	node_sets_exit(&order_sets);
+	node_sets_exit(&hist_sets);
 	counter_set_exit(&policy_set);
 	counter_set_exit(&node_set);
 }
@@ -167,10 +187,10 @@ u64 *thpnuma_policy_counters_snapshot(void)
 	return counter_set_snapshot(&policy_set);
 }
 
-/* [nid * THPNUMA_HIST_PER_NODE + ...], zero for nodes that cannot exist. */
-u64 *thpnuma_hist_snapshot(void)
+/* [nid * ns->nr + ...], zero for nodes that cannot exist. */
+static u64 *node_sets_snapshot(const struct node_sets *ns)
 {
-	u64 *snap = kvcalloc((size_t)nr_node_ids * THPNUMA_HIST_PER_NODE, sizeof(u64),
+	u64 *snap = kvcalloc((size_t)nr_node_ids * ns->nr, sizeof(u64),
 			     GFP_KERNEL);
 	int nid;
 
@@ -178,9 +198,19 @@ u64 *thpnuma_hist_snapshot(void)
 		return NULL;
 	mutex_lock(&thpnuma_counters_lock);
 	for_each_node(nid)
-		counter_set_read(&hist_sets[nid], &snap[nid * THPNUMA_HIST_PER_NODE]);
+		counter_set_read(&ns->sets[nid], &snap[nid * ns->nr]);
 	mutex_unlock(&thpnuma_counters_lock);
 	return snap;
+}
+
+u64 *thpnuma_hist_snapshot(void)
+{
+	return node_sets_snapshot(&hist_sets);
+}
+
+u64 *thpnuma_orders_snapshot(void)
+{
+	return node_sets_snapshot(&order_sets);
 }
 
 void thpnuma_counters_reset(void)
@@ -190,7 +220,10 @@ void thpnuma_counters_reset(void)
 	mutex_lock(&thpnuma_counters_lock);
 	sum_counters(&node_set, node_set.baseline);
 	sum_counters(&policy_set, policy_set.baseline);
-	for_each_node(nid)
-		sum_counters(&hist_sets[nid], hist_sets[nid].baseline);
+	for_each_node(nid) {
+		sum_counters(&hist_sets.sets[nid], hist_sets.sets[nid].baseline);
+		sum_counters(&order_sets.sets[nid],
+			     order_sets.sets[nid].baseline);
+	}
 	mutex_unlock(&thpnuma_counters_lock);
 }

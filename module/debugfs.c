@@ -253,6 +253,46 @@ static int hist_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(hist);
 
+/*
+ * One row per node, kind and order with any count: the order the kernel
+ * finally mapped, largest first, as in hugepages-<size>kB.
+ */
+static int orders_show(struct seq_file *m, void *v)
+{
+	u64 *snap = thpnuma_orders_snapshot();
+	int nid, kind, order, o;
+
+	if (!snap)
+		return -ENOMEM;
+	seq_puts(m, "node kind order size_kb");
+	for (o = 0; o < THPNUMA_NR_ORDER_OUTCOMES; o++)
+		seq_printf(m, " %s", thpnuma_order_outcome_names[o]);
+	seq_putc(m, '\n');
+	for_each_node(nid) {
+		const u64 *node_orders = &snap[nid * THPNUMA_ORDERS_PER_NODE];
+
+		for (kind = 0; kind < THPNUMA_NR_KINDS; kind++) {
+			for (order = THPNUMA_MAX_THP_ORDER; order > 0; order--) {
+				const u64 *row = &node_orders[
+					thpnuma_order_slot(kind, order, 0)];
+
+				if (!memchr_inv(row, 0, THPNUMA_NR_ORDER_OUTCOMES *
+						sizeof(*row)))
+					continue;
+				seq_printf(m, "%d %s %d %lu", nid,
+					   thpnuma_kind_names[kind], order,
+					   (PAGE_SIZE << order) / SZ_1K);
+				for (o = 0; o < THPNUMA_NR_ORDER_OUTCOMES; o++)
+					seq_printf(m, " %llu", row[o]);
+				seq_putc(m, '\n');
+			}
+		}
+	}
+	kvfree(snap);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(orders);
+
 static int version_show(struct seq_file *m, void *v)
 {
 	seq_printf(m, "version %s\nkernel %s\nhooked_symbol %s\nprobe_missed %lu\n",
@@ -290,6 +330,7 @@ static const struct thpnuma_debugfs_file thpnuma_files[] = {
 	{ "stats",		0400, &stats_fops,		NULL },
 	{ "policies",		0400, &policies_fops,		NULL },
 	{ "hist",		0400, &hist_fops,		NULL },
+	{ "orders",		0400, &orders_fops,		NULL },
 	{ "version",		0400, &version_fops,		NULL },
 };
 

@@ -52,11 +52,13 @@ struct inflight_alloc {
 
 static struct hlist_bl_head *inflight_buckets;
 static unsigned int inflight_bits;
+/* Faults that tried THP orders in vain, by task, sized like the above. */
+static struct hlist_bl_head *pending_buckets;
+/* Pending fallbacks of every task: order-0 calls look only when non-zero. */
+static atomic_t pending_nr;
 
 /* Tasks inside a replacement function; the sum over CPUs is exact. */
 static DEFINE_PER_CPU(long, thpnuma_inflight);
-
-static unsigned long thp_fault_start, thp_fault_size;
 
 /* Lets the VM tests name a caller that differs, to see the load refuse. */
 static char *test_thp_fault_caller;
@@ -114,6 +116,14 @@ static struct inflight_alloc *inflight_find(void)
 	return found;
 }
 
+static void inflight_free(void)
+{
+	kvfree(pending_buckets);
+	kvfree(inflight_buckets);
+	pending_buckets = NULL;
+	inflight_buckets = NULL;
+}
+
 static int inflight_init(void)
 {
 	unsigned int nr = max_t(unsigned int, 4 * num_possible_cpus(),
@@ -122,7 +132,82 @@ static int inflight_init(void)
 	inflight_bits = order_base_2(nr);
 	inflight_buckets = kvcalloc(1u << inflight_bits,
 				    sizeof(*inflight_buckets), GFP_KERNEL);
-	return inflight_buckets ? 0 : -ENOMEM;
+	pending_buckets = kvcalloc(1u << inflight_bits,
+				   sizeof(*pending_buckets), GFP_KERNEL);
+	if (!inflight_buckets || !pending_buckets) {
+		inflight_free();
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * mTHP and shmem faults try their enabled orders from the largest down and
+ * end on a small page: one fault, several calls. A failed attempt leaves a
+ * pending fallback for its task; the fault's next attempt takes it over,
+ * and a success counts only what the kernel finally mapped. The small
+ * page's allocation, the task's next order-0 call of a hooked function,
+ * counts the fallback once, at the largest order the fault tried.
+ */
+struct pending_fallback {
+	struct hlist_bl_node hash;
+	struct task_struct *task;
+	unsigned int policy;
+	/* The fault's first attempt; alloc_ns sums every attempt. */
+	struct thpnuma_fault_record record;
+};
+
+/* The current task's pending fallback, taken out of the table. */
+static struct pending_fallback *pending_take(void)
+{
+	struct hlist_bl_head *head = &pending_buckets[hash_ptr(current,
+							       inflight_bits)];
+	struct pending_fallback *p, *found = NULL;
+	struct hlist_bl_node *pos;
+
+	if (hlist_bl_empty(head))
+		return NULL;
+	hlist_bl_lock(head);
+	hlist_bl_for_each_entry(p, pos, head, hash) {
+		if (p->task == current) {
+			hlist_bl_del(&p->hash);
+			found = p;
+			break;
+		}
+	}
+	hlist_bl_unlock(head);
+	if (found)
+		atomic_dec(&pending_nr);
+	return found;
+}
+
+static void pending_put(struct pending_fallback *p)
+{
+	struct hlist_bl_head *head = &pending_buckets[hash_ptr(current,
+							       inflight_bits)];
+
+	p->task = current;
+	atomic_inc(&pending_nr);
+	hlist_bl_lock(head);
+	hlist_bl_add_head(&p->hash, head);
+	hlist_bl_unlock(head);
+}
+
+/* Unload, with no hooked call left: faults cut short count nothing. */
+static void pending_free_all(void)
+{
+	struct pending_fallback *p;
+	struct hlist_bl_node *pos, *n;
+	unsigned int i;
+
+	for (i = 0; i < 1u << inflight_bits; i++) {
+		hlist_bl_for_each_entry_safe(p, pos, n, &pending_buckets[i],
+					     hash) {
+			hlist_bl_del(&p->hash);
+			kfree(p);
+		}
+	}
+	atomic_set(&pending_nr, 0);
 }
 
 static struct thpnuma_thp *alloc_strict_local(gfp_t gfp, int order, int local)
@@ -185,20 +270,26 @@ static unsigned int action_policy(enum thpnuma_action action)
 
 /*
  * The callback hands its decision to the replacement in the order argument
- * register, which on this path always holds HPAGE_PMD_ORDER: the
- * configuration it decided under, plus this bit when a per-process
- * override chose it, and above them the node it decided for. One override
- * lookup per fault, and the replacement carries out exactly what was
- * decided even if the configuration changes, or the task moves to another
- * node's CPU, in between.
+ * register: the configuration it decided under, the order and kind of the
+ * allocation, this bit when a per-process override chose it, and above
+ * them the node it decided for. One override lookup per fault, and the
+ * replacement carries out exactly what was decided even if the
+ * configuration changes, or the task moves to another node's CPU, in
+ * between.
  */
+#define DECIDED_ORDER_SHIFT	25
+#define DECIDED_ORDER_MASK	0xfu
+#define DECIDED_KIND_SHIFT	29
+#define DECIDED_KIND_MASK	0x1u
 #define DECIDED_BY_OVERRIDE	(1u << 31)
 #define DECIDED_NODE_SHIFT	32
 
 /* A THP fault's record before its allocation: who, where, and what rules. */
 static struct thpnuma_fault_record fault_record(int node, u32 config,
 						bool overridden,
-						enum thpnuma_action action)
+						enum thpnuma_action action,
+						unsigned int kind,
+						unsigned int order)
 {
 	struct thpnuma_config cfg = thpnuma_config_unpack(config);
 
@@ -210,55 +301,129 @@ static struct thpnuma_fault_record fault_record(int node, u32 config,
 		.override	= overridden,
 		.action		= action,
 		.result		= THPNUMA_RESULT_NONE,
-		.order		= HPAGE_PMD_ORDER,
+		.kind		= kind,
+		.order		= order,
 	};
 }
 
-/* Count where the THP came from, and how long it took, for the record. */
-static void account_alloc(struct thpnuma_fault_record *r,
-			  struct thpnuma_thp *thp, unsigned int policy)
+/* Where the THP came from, for the record. */
+static void record_result(struct thpnuma_fault_record *r,
+			  struct thpnuma_thp *thp)
 {
+	if (!thp) {
+		r->result = THPNUMA_RESULT_FALLBACK;
+		return;
+	}
+	r->nid = thpnuma_thp_nid(thp);
+	r->result = r->nid == r->node ? THPNUMA_RESULT_LOCAL :
+					THPNUMA_RESULT_REMOTE;
+}
+
+/* Count a fault's outcome and how long it took: once per fault. */
+static void account_fault(const struct thpnuma_fault_record *r,
+			  unsigned int policy)
+{
+	enum thpnuma_order_outcome order_outcome;
 	enum thpnuma_hist_outcome outcome;
 	int local = r->node;
 
 	thpnuma_count(local, THPNUMA_ALLOC_NS, r->alloc_ns);
 	if (r->override)
 		thpnuma_count_policy(policy, THPNUMA_PC_BY_OVERRIDE);
-	if (!thp) {
-		r->result = THPNUMA_RESULT_FALLBACK;
+	switch (r->result) {
+	case THPNUMA_RESULT_LOCAL:
+		thpnuma_count(local, THPNUMA_THP_LOCAL, 1);
+		thpnuma_count_policy(policy, THPNUMA_PC_THP_LOCAL);
+		outcome = THPNUMA_HIST_LOCAL;
+		order_outcome = THPNUMA_ORDER_LOCAL;
+		break;
+	case THPNUMA_RESULT_REMOTE:
+		thpnuma_count(local, THPNUMA_THP_REMOTE, 1);
+		thpnuma_count(r->nid, THPNUMA_THP_REMOTE_IN, 1);
+		thpnuma_count_policy(policy, THPNUMA_PC_THP_REMOTE);
+		outcome = THPNUMA_HIST_REMOTE;
+		order_outcome = THPNUMA_ORDER_REMOTE;
+		break;
+	default:
 		thpnuma_count(local, THPNUMA_THP_FALLBACK, 1);
 		thpnuma_count_policy(policy, THPNUMA_PC_THP_FALLBACK);
 		outcome = THPNUMA_HIST_FALLBACK;
-	} else {
-		r->nid = thpnuma_thp_nid(thp);
-		if (r->nid == local) {
-			r->result = THPNUMA_RESULT_LOCAL;
-			thpnuma_count(local, THPNUMA_THP_LOCAL, 1);
-			thpnuma_count_policy(policy, THPNUMA_PC_THP_LOCAL);
-			outcome = THPNUMA_HIST_LOCAL;
-		} else {
-			r->result = THPNUMA_RESULT_REMOTE;
-			thpnuma_count(local, THPNUMA_THP_REMOTE, 1);
-			thpnuma_count(r->nid, THPNUMA_THP_REMOTE_IN, 1);
-			thpnuma_count_policy(policy, THPNUMA_PC_THP_REMOTE);
-			outcome = THPNUMA_HIST_REMOTE;
-		}
+		order_outcome = THPNUMA_ORDER_FALLBACK;
+		break;
 	}
 	thpnuma_hist_add(local, outcome, r->alloc_ns);
+	thpnuma_count_order(local, r->kind, r->order, order_outcome);
+}
+
+/*
+ * One attempt of a fault that tries several orders (mTHP, shmem): a
+ * success ends the fault; a failure leaves or extends its pending
+ * fallback. Without memory for one, the failure counts at once.
+ */
+static void account_attempt(struct thpnuma_fault_record *r,
+			    unsigned int policy)
+{
+	struct pending_fallback *p = pending_take();
+
+	if (r->result != THPNUMA_RESULT_FALLBACK) {
+		if (p) {
+			r->alloc_ns += p->record.alloc_ns;
+			kfree(p);
+		}
+		account_fault(r, policy);
+		return;
+	}
+	if (p) {
+		p->record.alloc_ns += r->alloc_ns;
+	} else {
+		p = kmalloc(sizeof(*p), GFP_NOWAIT | __GFP_NOWARN);
+		if (!p) {
+			account_fault(r, policy);
+			return;
+		}
+		p->record = *r;
+		p->policy = policy;
+	}
+	pending_put(p);
+}
+
+/* The task allocates a small page: a fault's THP attempts all failed. */
+static noinline void notrace pending_flush(void)
+{
+	struct pending_fallback *p = pending_take();
+
+	if (p) {
+		account_fault(&p->record, p->policy);
+		kfree(p);
+	}
+}
+
+/* The kernel's own allocation, for the kernel policy. */
+static struct thpnuma_thp *kernel_alloc(unsigned int kind, gfp_t gfp,
+					int order, unsigned long arg2,
+					unsigned long arg3, unsigned long arg4,
+					unsigned long arg5)
+{
+	if (kind == THPNUMA_KIND_SHMEM)
+		return thpnuma_shmem_kernel_alloc(gfp, order, arg2, arg3,
+						  arg4, arg5);
+	return thpnuma_kernel_alloc(gfp, order, (struct vm_area_struct *)arg2,
+				    arg3, arg4, arg5);
 }
 
 static struct thpnuma_thp *hooked_alloc(gfp_t gfp, unsigned long decided,
-					struct vm_area_struct *vma,
-					unsigned long addr,
+					unsigned long arg2, unsigned long arg3,
 					unsigned long arg4, unsigned long arg5,
 					enum thpnuma_action action)
 {
 	struct thpnuma_config cfg = thpnuma_config_unpack((u32)decided);
-	const int order = HPAGE_PMD_ORDER;
+	int order = (decided >> DECIDED_ORDER_SHIFT) & DECIDED_ORDER_MASK;
+	unsigned int kind = (decided >> DECIDED_KIND_SHIFT) & DECIDED_KIND_MASK;
 	int local = decided >> DECIDED_NODE_SHIFT;
 	struct inflight_alloc inflight = {
 		.record = fault_record(local, (u32)decided,
-				       decided & DECIDED_BY_OVERRIDE, action),
+				       decided & DECIDED_BY_OVERRIDE, action,
+				       kind, order),
 	};
 	struct thpnuma_fault_record *record = &inflight.record;
 	struct thpnuma_thp *thp;
@@ -279,48 +444,52 @@ static struct thpnuma_thp *hooked_alloc(gfp_t gfp, unsigned long decided,
 					      cfg.zone_reclaim, &inflight);
 		break;
 	default:
-		/* Our caller is not the THP fault path: the hook lets it by. */
-		thp = thpnuma_kernel_alloc(gfp, order, vma, addr, arg4, arg5);
+		thp = kernel_alloc(kind, gfp, order, arg2, arg3, arg4, arg5);
 		break;
 	}
 
 	record->alloc_ns = ktime_get_ns() - start;
-	account_alloc(record, thp, action_policy(action));
+	record_result(record, thp);
 	trace_thp_fault(record);
+	/* The anonymous PMD fault makes one attempt; its fallback is final. */
+	if (kind == THPNUMA_KIND_ANON && order == HPAGE_PMD_ORDER)
+		account_fault(record, action_policy(action));
+	else
+		account_attempt(record, action_policy(action));
 	inflight_exit(&inflight);
 	this_cpu_dec(thpnuma_inflight);
 	return thp;
 }
 
 /*
- * Replacements with the hooked function's register layout, one per action;
- * the second argument carries the decision in place of the order, and
- * arg4 and arg5 are the hooked function's own (compat.h).
+ * Replacements with the hooked functions' register layout, one per
+ * action; the second argument carries the decision in place of the order,
+ * and the others are the hooked function's own (compat.h).
  */
 static struct thpnuma_thp *
-thpnuma_alloc_count_only(gfp_t gfp, unsigned long decided,
-			 struct vm_area_struct *vma, unsigned long addr,
-			 unsigned long arg4, unsigned long arg5)
+thpnuma_alloc_count_only(gfp_t gfp, unsigned long decided, unsigned long arg2,
+			 unsigned long arg3, unsigned long arg4,
+			 unsigned long arg5)
 {
-	return hooked_alloc(gfp, decided, vma, addr, arg4, arg5,
+	return hooked_alloc(gfp, decided, arg2, arg3, arg4, arg5,
 			    THPNUMA_ACT_COUNT_ONLY);
 }
 
 static struct thpnuma_thp *
 thpnuma_alloc_strict_local(gfp_t gfp, unsigned long decided,
-			   struct vm_area_struct *vma, unsigned long addr,
+			   unsigned long arg2, unsigned long arg3,
 			   unsigned long arg4, unsigned long arg5)
 {
-	return hooked_alloc(gfp, decided, vma, addr, arg4, arg5,
+	return hooked_alloc(gfp, decided, arg2, arg3, arg4, arg5,
 			    THPNUMA_ACT_STRICT_LOCAL);
 }
 
 static struct thpnuma_thp *
 thpnuma_alloc_local_then_remote(gfp_t gfp, unsigned long decided,
-				struct vm_area_struct *vma, unsigned long addr,
+				unsigned long arg2, unsigned long arg3,
 				unsigned long arg4, unsigned long arg5)
 {
-	return hooked_alloc(gfp, decided, vma, addr, arg4, arg5,
+	return hooked_alloc(gfp, decided, arg2, arg3, arg4, arg5,
 			    THPNUMA_ACT_LOCAL_THEN_REMOTE);
 }
 
@@ -345,59 +514,139 @@ static inline u32 effective_config(bool *overridden)
 	return word;
 }
 
+struct thpnuma_hook {
+	const char *name;
+	unsigned long start, size;
+};
+
+/*
+ * The hooked functions. Since 6.8 shmem allocates through a function of its
+ * own; before, HOOK_SHMEM_ALLOC is the hooked allocator.
+ */
+enum {
+	HOOK_ALLOC,
+#ifdef THPNUMA_SHMEM_HOOKED_SYMBOL
+	HOOK_SHMEM_ALLOC,
+#endif
+	HOOK_RECLAIM,
+	NR_HOOKS
+};
+#ifndef THPNUMA_SHMEM_HOOKED_SYMBOL
+#define HOOK_SHMEM_ALLOC	HOOK_ALLOC
+#endif
+
+static struct thpnuma_hook thpnuma_hooks[NR_HOOKS] = {
+	[HOOK_ALLOC]		= { .name = THPNUMA_HOOKED_SYMBOL },
+#ifdef THPNUMA_SHMEM_HOOKED_SYMBOL
+	[HOOK_SHMEM_ALLOC]	= { .name = THPNUMA_SHMEM_HOOKED_SYMBOL },
+#endif
+	[HOOK_RECLAIM]		= { .name = "try_to_free_pages" },
+};
+
+/*
+ * A THP path: the function whose calls to a hooked function allocate THPs
+ * of one kind. Its name is the first of @callers this kernel has; a path
+ * without callers does not exist on this kernel (mTHP before 6.8).
+ */
+struct thp_path {
+	const char *callers[2];
+	unsigned int hook;
+	unsigned int kind;
+	bool pmd_only;		/* do_huge_pmd_anonymous_page()'s PMD fault */
+	const char *caller;
+	unsigned long start, size;
+};
+
+enum { PATH_ANON_PMD, PATH_ANON_MTHP, PATH_SHMEM, NR_PATHS };
+
+static struct thp_path thp_paths[NR_PATHS] = {
+	[PATH_ANON_PMD] = {
+		.callers	= { THPNUMA_THP_FAULT_SYMBOL },
+		.hook		= HOOK_ALLOC,
+		.kind		= THPNUMA_KIND_ANON,
+		.pmd_only	= true,
+	},
+#ifdef THPNUMA_MTHP_FAULT_CALLERS
+	[PATH_ANON_MTHP] = {
+		.callers	= { THPNUMA_MTHP_FAULT_CALLERS },
+		.hook		= HOOK_ALLOC,
+		.kind		= THPNUMA_KIND_ANON,
+	},
+#endif
+	[PATH_SHMEM] = {
+		.callers	= { THPNUMA_SHMEM_CALLERS },
+		.hook		= HOOK_SHMEM_ALLOC,
+		.kind		= THPNUMA_KIND_SHMEM,
+	},
+};
+
 /* The event of a THP fault left to the kernel: nothing allocated here. */
 static noinline void notrace trace_passthrough(int node, u32 config,
 					       bool overridden,
-					       const struct thpnuma_fault *fault)
+					       const struct thpnuma_fault *fault,
+					       unsigned int order)
 {
-	struct thpnuma_fault_record record = fault_record(node, config,
-							  overridden,
-							  THPNUMA_ACT_PASSTHROUGH);
+	struct thpnuma_fault_record record;
 
+	record = fault_record(node, config, overridden,
+			      THPNUMA_ACT_PASSTHROUGH, fault->kind, order);
 	record.reason = thpnuma_passthrough_reason(config, fault);
 	trace_thp_fault(&record);
 }
 
-/* The hooked allocator: send THP faults to the replacement for the action. */
-static void notrace thpnuma_alloc_hook(struct pt_regs *regs,
-				       unsigned long parent_ip)
+/* A THP allocation: send it to the replacement for the action. */
+static void notrace thpnuma_thp_hook(struct pt_regs *regs,
+				     const struct thp_path *path,
+				     unsigned int order)
 {
-	struct vm_area_struct *vma;
-	struct thpnuma_fault fault;
-	unsigned long target;
+	unsigned long target, arg2 = thpnuma_arg(regs, 2);
+	struct thpnuma_fault fault = {
+		.kind		= path->kind,
+		.thp_fault	= true,
+	};
 	unsigned int policy;
 	bool overridden;
 	u32 config;
 	int node;
 
-	/* Our own calls come from this module, so they never match here. */
-	if (parent_ip - thp_fault_start >= thp_fault_size)
+	fault.pmd_order = order == HPAGE_PMD_ORDER &&
+			  (THPNUMA_HUGEPAGE_ARG < 0 ||
+			   (u8)thpnuma_arg(regs, THPNUMA_HUGEPAGE_ARG));
+	if ((path->pmd_only && !fault.pmd_order) ||
+	    order > THPNUMA_MAX_THP_ORDER)
 		return;
 
 	node = numa_node_id();
-	vma = (struct vm_area_struct *)thpnuma_arg(regs, 2);
-	fault.pmd_order = THPNUMA_HUGEPAGE_ARG < 0 ||
-			  (u8)thpnuma_arg(regs, THPNUMA_HUGEPAGE_ARG);
-	fault.thp_fault = true;
-	fault.madvised = vma->vm_flags & VM_HUGEPAGE;
-	fault.has_mempolicy = vma->vm_policy || current->mempolicy;
+	if (path->kind == THPNUMA_KIND_SHMEM) {
+		fault.has_mempolicy = thpnuma_shmem_has_policy(arg2) ||
+				      current->mempolicy;
+	} else {
+		struct vm_area_struct *vma = (struct vm_area_struct *)arg2;
+
+		fault.madvised = vma->vm_flags & VM_HUGEPAGE;
+		fault.has_mempolicy = vma->vm_policy || current->mempolicy;
+	}
 	fault.local_disallowed = !node_isset(node, cpuset_current_mems_allowed);
 
 	config = effective_config(&overridden);
 	switch (thpnuma_decide(config, &fault)) {
 	case THPNUMA_ACT_IGNORE:
-		/* Out of scope: traced, not counted. */
-		if (fault.pmd_order && trace_thp_fault_enabled())
-			trace_passthrough(node, config, overridden, &fault);
+		/* Out of scope or coverage: traced, not counted. */
+		if (trace_thp_fault_enabled())
+			trace_passthrough(node, config, overridden, &fault,
+					  order);
 		return;
 	case THPNUMA_ACT_PASSTHROUGH:
 		thpnuma_count(node, THPNUMA_PASSTHROUGH, 1);
+		thpnuma_count_order(node, path->kind, order,
+				    THPNUMA_ORDER_PASSTHROUGH);
 		policy = thpnuma_config_unpack(config).policy;
 		thpnuma_count_policy(policy, THPNUMA_PC_PASSTHROUGH);
 		if (overridden)
 			thpnuma_count_policy(policy, THPNUMA_PC_BY_OVERRIDE);
 		if (trace_thp_fault_enabled())
-			trace_passthrough(node, config, overridden, &fault);
+			trace_passthrough(node, config, overridden, &fault,
+					  order);
 		return;
 	case THPNUMA_ACT_COUNT_ONLY:
 		target = (unsigned long)thpnuma_alloc_count_only;
@@ -412,10 +661,37 @@ static void notrace thpnuma_alloc_hook(struct pt_regs *regs,
 		return;
 	}
 	config &= ~THPNUMA_CFG_OVERRIDES;
+	config |= order << DECIDED_ORDER_SHIFT |
+		  path->kind << DECIDED_KIND_SHIFT;
 	if (overridden)
 		config |= DECIDED_BY_OVERRIDE;
 	thpnuma_set_arg1(regs, (unsigned long)node << DECIDED_NODE_SHIFT | config);
 	instruction_pointer_set(regs, target);
+}
+
+/*
+ * A call of a hooked allocator. Every anonymous page fault comes here:
+ * small pages leave after a compare and a read of a mostly-zero word.
+ * Our own calls come from this module, so they never match a path.
+ */
+static __always_inline void thpnuma_alloc_hook(struct pt_regs *regs,
+					       unsigned long parent_ip,
+					       unsigned int hook)
+{
+	unsigned int order = (unsigned int)thpnuma_arg(regs, 1);
+	const struct thp_path *path;
+
+	if (!order) {
+		if (unlikely(atomic_read(&pending_nr)))
+			pending_flush();
+		return;
+	}
+	for (path = thp_paths; path < thp_paths + NR_PATHS; path++) {
+		if (path->hook == hook && parent_ip - path->start < path->size) {
+			thpnuma_thp_hook(regs, path, order);
+			return;
+		}
+	}
 }
 
 /*
@@ -472,18 +748,6 @@ static void notrace thpnuma_reclaim_hook(struct pt_regs *regs,
 	thpnuma_set_arg2(regs, (unsigned long)gfp);
 }
 
-struct thpnuma_hook {
-	const char *name;
-	unsigned long start, size;
-};
-
-enum { HOOK_ALLOC, HOOK_RECLAIM, NR_HOOKS };
-
-static struct thpnuma_hook thpnuma_hooks[NR_HOOKS] = {
-	[HOOK_ALLOC]	= { .name = THPNUMA_HOOKED_SYMBOL },
-	[HOOK_RECLAIM]	= { .name = "try_to_free_pages" },
-};
-
 static void notrace thpnuma_ftrace_callback(unsigned long ip,
 					    unsigned long parent_ip,
 					    struct ftrace_ops *op,
@@ -492,16 +756,18 @@ static void notrace thpnuma_ftrace_callback(unsigned long ip,
 	const struct thpnuma_hook *alloc = &thpnuma_hooks[HOOK_ALLOC];
 	struct pt_regs *regs = thpnuma_ftrace_regs(fregs);
 
-	/*
-	 * Every anonymous page fault comes here: base pages leave after two
-	 * compares, with no call at all. Direct calls, not a handler table:
-	 * indirect calls go through retpolines.
-	 */
+	/* Direct calls, not a handler table: indirect calls use retpolines. */
 	if (ip - alloc->start < alloc->size) {
-		if ((int)thpnuma_arg(regs, 1) == HPAGE_PMD_ORDER)
-			thpnuma_alloc_hook(regs, parent_ip);
+		thpnuma_alloc_hook(regs, parent_ip, HOOK_ALLOC);
 		return;
 	}
+#ifdef THPNUMA_SHMEM_HOOKED_SYMBOL
+	alloc = &thpnuma_hooks[HOOK_SHMEM_ALLOC];
+	if (ip - alloc->start < alloc->size) {
+		thpnuma_alloc_hook(regs, parent_ip, HOOK_SHMEM_ALLOC);
+		return;
+	}
+#endif
 	thpnuma_reclaim_hook(regs, parent_ip);
 }
 
@@ -599,25 +865,45 @@ static long inflight_sum(void)
 	return sum;
 }
 
+/* The first of @path's callers this kernel has; -ENOENT if none. */
+static int resolve_path(struct thp_path *path)
+{
+	int i, err = -ENOENT;
+
+	for (i = 0; i < ARRAY_SIZE(path->callers) && path->callers[i]; i++) {
+		err = thpnuma_lookup_function(path->callers[i], &path->start,
+					      &path->size);
+		if (!err) {
+			path->caller = path->callers[i];
+			return 0;
+		}
+	}
+	pr_err("THP fault path differs: no function %s on this kernel\n",
+	       path->callers[0]);
+	return err;
+}
+
 int thpnuma_hooks_install(void)
 {
-	const char *caller = test_thp_fault_caller ?: THPNUMA_THP_FAULT_SYMBOL;
 	struct thpnuma_hook *hook;
+	struct thp_path *path;
 	int i, err;
 
-	err = thpnuma_lookup_function(caller, &thp_fault_start, &thp_fault_size);
-	if (err) {
-		pr_err("THP fault path differs: no function %s on this kernel\n",
-		       caller);
-		return -ENOENT;
-	}
+	if (test_thp_fault_caller)
+		thp_paths[PATH_ANON_PMD].callers[0] = test_thp_fault_caller;
+	for (path = thp_paths; path < thp_paths + NR_PATHS; path++)
+		if (path->callers[0] && resolve_path(path))
+			return -ENOENT;
 
 	for (i = 0; i < ARRAY_SIZE(thpnuma_hooks); i++) {
 		hook = &thpnuma_hooks[i];
 		err = thpnuma_lookup_function(hook->name, &hook->start,
 					      &hook->size);
-		if (err)
+		if (err) {
+			pr_err("cannot hook %s: no such function (%d)\n",
+			       hook->name, err);
 			goto rollback;
+		}
 		err = ftrace_set_filter(&thpnuma_ops, (unsigned char *)hook->name,
 					strlen(hook->name), 0);
 		if (err) {
@@ -631,13 +917,18 @@ int thpnuma_hooks_install(void)
 	 * fault path moved the call (6.13 did) would otherwise get a module
 	 * that silently counts nothing.
 	 */
-	hook = &thpnuma_hooks[HOOK_ALLOC];
-	if (!thpnuma_calls_directly(thp_fault_start, thp_fault_size,
-				    hook->start)) {
-		pr_err("THP fault path differs: %s does not call %s, so the hook would never see a THP fault\n",
-		       caller, hook->name);
-		err = -EINVAL;
-		goto rollback;
+	for (path = thp_paths; path < thp_paths + NR_PATHS; path++) {
+		if (!path->caller)
+			continue;
+		hook = &thpnuma_hooks[path->hook];
+		if (!thpnuma_calls_directly(path->start, path->size,
+					    hook->start)) {
+			pr_err("THP fault path differs: %s does not call %s, so the hook would never see its %s THPs\n",
+			       path->caller, hook->name,
+			       thpnuma_kind_names[path->kind]);
+			err = -EINVAL;
+			goto rollback;
+		}
 	}
 	err = register_ftrace_function(&thpnuma_ops);
 	if (err) {
@@ -680,6 +971,7 @@ void thpnuma_hooks_remove(void)
 		msleep(20);
 	/* Let the last ones return out of this module's text. */
 	synchronize_rcu_tasks();
+	pending_free_all();
 }
 
 /* Observation: compaction and direct reclaim run by hooked allocations. */
@@ -845,7 +1137,7 @@ err_reclaim:
 err_compact:
 	unregister_kretprobe(&compact_probe);
 err_inflight:
-	kvfree(inflight_buckets);
+	inflight_free();
 	return err;
 }
 
@@ -856,5 +1148,5 @@ void thpnuma_probes_remove(void)
 	unregister_kprobe(&shrink_node_probe);
 	/* One grace period for both instead of one each. */
 	unregister_kretprobes(kretprobes, ARRAY_SIZE(kretprobes));
-	kvfree(inflight_buckets);
+	inflight_free();
 }

@@ -34,9 +34,10 @@ static int __init thpnuma_init(void)
 		goto err_debugfs;
 
 	cfg = thpnuma_config_get();
-	pr_info("hooked %s: policy=%s zone_reclaim=%u scope=%s\n",
+	pr_info("hooked %s: policy=%s zone_reclaim=%u scope=%s coverage=%s\n",
 		THPNUMA_HOOKED_SYMBOL, thpnuma_policy_names[cfg.policy],
-		cfg.zone_reclaim, thpnuma_scope_names[cfg.scope]);
+		cfg.zone_reclaim, thpnuma_scope_names[cfg.scope],
+		thpnuma_coverage_names[cfg.coverage]);
 	return 0;
 
 err_debugfs:

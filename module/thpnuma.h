@@ -39,12 +39,23 @@ static inline void thpnuma_hist_add(int nid, enum thpnuma_hist_outcome o,
 	this_cpu_add(h[THPNUMA_HIST_SUM], ns);
 }
 
+/* [nid][thpnuma_order_slot(kind, order, outcome)], one copy per CPU. */
+extern u64 __percpu **thpnuma_orders;
+
+static inline void thpnuma_count_order(int nid, unsigned int kind,
+				       unsigned int order,
+				       enum thpnuma_order_outcome o)
+{
+	this_cpu_inc(thpnuma_orders[nid][thpnuma_order_slot(kind, order, o)]);
+}
+
 int thpnuma_counters_init(void);
 void thpnuma_counters_exit(void);
 /* Snapshots since the last reset; the caller kvfree()s them. */
 u64 *thpnuma_counters_snapshot(void);
 u64 *thpnuma_policy_counters_snapshot(void);
 u64 *thpnuma_hist_snapshot(void);
+u64 *thpnuma_orders_snapshot(void);
 void thpnuma_counters_reset(void);
 
 /* The live configuration (config.c): updated with cmpxchg, read locklessly. */
@@ -95,6 +106,7 @@ struct thpnuma_fault_record {
 	u8 result;			/* enum thpnuma_fault_result */
 	u8 local_attempt;		/* enum thpnuma_local_attempt */
 	u8 order;
+	u8 kind;			/* enum thpnuma_kind */
 	/* What the fault's compaction and direct reclaim did, all nodes. */
 	unsigned int compact_stall;
 	unsigned int compact_success;

@@ -28,7 +28,12 @@
 	EM(THPNUMA_PT_NONE,			"-")			\
 	EM(THPNUMA_PT_MEMPOLICY,		"mempolicy")		\
 	EM(THPNUMA_PT_CPUSET,			"cpuset")		\
-	EMe(THPNUMA_PT_SCOPE,			"scope")
+	EM(THPNUMA_PT_SCOPE,			"scope")		\
+	EMe(THPNUMA_PT_COVERAGE,		"coverage")
+
+#define THPNUMA_TRACE_KINDS						\
+	EM(THPNUMA_KIND_ANON,			"anon")			\
+	EMe(THPNUMA_KIND_SHMEM,			"shmem")
 
 #define THPNUMA_TRACE_RESULTS						\
 	EM(THPNUMA_RESULT_NONE,			"-")			\
@@ -51,6 +56,7 @@ THPNUMA_TRACE_ACTIONS
 THPNUMA_TRACE_REASONS
 THPNUMA_TRACE_RESULTS
 THPNUMA_TRACE_LOCAL_ATTEMPTS
+THPNUMA_TRACE_KINDS
 
 #undef EM
 #undef EMe
@@ -74,6 +80,7 @@ TRACE_EVENT(thp_fault,
 		__field(u8,		reason)
 		__field(u8,		result)
 		__field(u8,		local_attempt)
+		__field(u8,		kind)
 		__field(u8,		order)
 		__field(unsigned int,	compact_stall)
 		__field(unsigned int,	compact_success)
@@ -93,6 +100,7 @@ TRACE_EVENT(thp_fault,
 		__entry->reason		= r->reason;
 		__entry->result		= r->result;
 		__entry->local_attempt	= r->local_attempt;
+		__entry->kind		= r->kind;
 		__entry->order		= r->order;
 		__entry->compact_stall	= r->compact_stall;
 		__entry->compact_success = r->compact_success;
@@ -101,12 +109,13 @@ TRACE_EVENT(thp_fault,
 		__entry->alloc_ns	= r->alloc_ns;
 	),
 
-	TP_printk("pid=%d node=%d policy=%s zone_reclaim=%u override=%u action=%s reason=%s order=%u result=%s nid=%d local_attempt=%s compact_stall=%u compact_success=%u reclaim_stall=%u reclaim_pages=%lu alloc_ns=%llu",
+	TP_printk("pid=%d node=%d policy=%s zone_reclaim=%u override=%u action=%s reason=%s kind=%s order=%u result=%s nid=%d local_attempt=%s compact_stall=%u compact_success=%u reclaim_stall=%u reclaim_pages=%lu alloc_ns=%llu",
 		  __entry->pid, __entry->node,
 		  __print_symbolic(__entry->policy, THPNUMA_TRACE_POLICIES),
 		  __entry->zone_reclaim, __entry->override,
 		  __print_symbolic(__entry->action, THPNUMA_TRACE_ACTIONS),
 		  __print_symbolic(__entry->reason, THPNUMA_TRACE_REASONS),
+		  __print_symbolic(__entry->kind, THPNUMA_TRACE_KINDS),
 		  __entry->order,
 		  __print_symbolic(__entry->result, THPNUMA_TRACE_RESULTS),
 		  __entry->nid,

@@ -19,7 +19,7 @@
 struct fault_event {
 	int pid, node, nid, order, override;
 	unsigned int zone_reclaim;
-	char policy[24], action[24], reason[16], result[16], local_attempt[16];
+	char policy[24], action[24], reason[16], kind[8], result[16], local_attempt[16];
 	unsigned long long compact_stall, compact_success, reclaim_stall;
 	unsigned long long reclaim_pages, alloc_ns;
 };
@@ -44,12 +44,13 @@ static int parse_event(const char *line, struct fault_event *e)
 	if (!p)
 		return 0;
 	memset(e, 0, sizeof(*e));
-	return sscanf(p, " thp_fault: pid=%d node=%d policy=%23s zone_reclaim=%u override=%d action=%23s reason=%15s order=%d result=%15s nid=%d local_attempt=%15s compact_stall=%llu compact_success=%llu reclaim_stall=%llu reclaim_pages=%llu alloc_ns=%llu",
+	return sscanf(p, " thp_fault: pid=%d node=%d policy=%23s zone_reclaim=%u override=%d action=%23s reason=%15s kind=%7s order=%d result=%15s nid=%d local_attempt=%15s compact_stall=%llu compact_success=%llu reclaim_stall=%llu reclaim_pages=%llu alloc_ns=%llu",
 		      &e->pid, &e->node, e->policy, &e->zone_reclaim,
-		      &e->override, e->action, e->reason, &e->order, e->result,
+		      &e->override, e->action, e->reason, e->kind, &e->order,
+		      e->result,
 		      &e->nid, e->local_attempt, &e->compact_stall,
 		      &e->compact_success, &e->reclaim_stall, &e->reclaim_pages,
-		      &e->alloc_ns) == 16 ? 1 : -1;
+		      &e->alloc_ns) == 17 ? 1 : -1;
 }
 
 /* The trace buffer's events; lost counts entries the buffer dropped. */
