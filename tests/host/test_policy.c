@@ -13,7 +13,9 @@ static int parse_policy(const char *s, size_t len, unsigned int *out)
 
 static u32 config(unsigned int policy, unsigned int zr, unsigned int scope)
 {
-	struct thpnuma_config cfg = { policy, zr, scope };
+	struct thpnuma_config cfg = {
+		policy, zr, scope, THPNUMA_COVERAGE_ALL
+	};
 
 	return thpnuma_config_pack(&cfg);
 }
@@ -148,6 +150,51 @@ TEST(settings_parse_and_format_through_the_table)
 	EXPECT_STREQ("all [madvise]\n", buf);
 }
 
+TEST(coverage_setting_parses_and_formats)
+{
+	const struct thpnuma_setting *coverage =
+		&thpnuma_settings[THPNUMA_SETTING_COVERAGE];
+	static const char *const bad[] = {
+		"", "PMD", "pmd+", "mthp", "pmd mthp", "pmd+mthp+shmem", "2",
+		" all", "all ",
+	};
+	unsigned int out = 42, i;
+	char buf[128];
+
+	EXPECT_STREQ("coverage", coverage->name);
+	EXPECT_EQ(0, thpnuma_parse_setting(coverage, "pmd+mthp\n", 9, &out));
+	EXPECT_EQ(THPNUMA_COVERAGE_PMD_MTHP, out);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		EXPECT_EQ(-EINVAL, thpnuma_parse_setting(coverage, bad[i],
+							 strlen(bad[i]), &out));
+	EXPECT_EQ(THPNUMA_COVERAGE_PMD_MTHP, out);
+	thpnuma_format_setting(coverage, THPNUMA_COVERAGE_ALL, buf,
+			       sizeof(buf));
+	EXPECT_STREQ("pmd pmd+mthp [all]\n", buf);
+}
+
+/* The word at load covers everything and leaves the rest at zero. */
+TEST(default_config_covers_every_kind)
+{
+	struct thpnuma_config cfg = thpnuma_config_unpack(THPNUMA_CFG_DEFAULT);
+	struct thpnuma_config max = {
+		THPNUMA_NR_POLICIES - 1, THPNUMA_ZR_MASK, THPNUMA_NR_SCOPES - 1,
+		THPNUMA_NR_COVERAGES - 1
+	};
+
+	EXPECT_EQ(THPNUMA_POLICY_KERNEL, cfg.policy);
+	EXPECT_EQ(0, cfg.zone_reclaim);
+	EXPECT_EQ(THPNUMA_SCOPE_ALL, cfg.scope);
+	EXPECT_EQ(THPNUMA_COVERAGE_ALL, cfg.coverage);
+	/* Every field round-trips and none reaches the overrides flag. */
+	cfg = thpnuma_config_unpack(thpnuma_config_pack(&max));
+	EXPECT_EQ(max.policy, cfg.policy);
+	EXPECT_EQ(max.zone_reclaim, cfg.zone_reclaim);
+	EXPECT_EQ(max.scope, cfg.scope);
+	EXPECT_EQ(max.coverage, cfg.coverage);
+	EXPECT_EQ(0, thpnuma_config_pack(&max) & ~(THPNUMA_CFG_OVERRIDES - 1));
+}
+
 TEST(config_fields_by_setting)
 {
 	struct thpnuma_config cfg = { 0 };
@@ -188,6 +235,22 @@ TEST(counter_tables_are_complete)
 	EXPECT_STREQ("alloc_ns", thpnuma_counter_names[THPNUMA_ALLOC_NS]);
 	EXPECT_STREQ("by_override",
 		     thpnuma_policy_counter_names[THPNUMA_PC_BY_OVERRIDE]);
+	for (i = 0; i < THPNUMA_NR_ORDER_OUTCOMES; i++) {
+		ASSERT_NE(NULL, thpnuma_order_outcome_names[i]);
+		EXPECT_NE(0, strlen(thpnuma_order_outcome_help[i]));
+		for (j = 0; j < i; j++)
+			EXPECT_STRNE(thpnuma_order_outcome_names[i],
+				     thpnuma_order_outcome_names[j]);
+	}
+	EXPECT_STREQ("anon", thpnuma_kind_names[THPNUMA_KIND_ANON]);
+	EXPECT_STREQ("shmem", thpnuma_kind_names[THPNUMA_KIND_SHMEM]);
+	EXPECT_STREQ("passthrough",
+		     thpnuma_order_outcome_names[THPNUMA_ORDER_PASSTHROUGH]);
+	/* Each node, kind, order and outcome has a slot of its own. */
+	EXPECT_EQ(THPNUMA_ORDERS_PER_NODE - 1,
+		  thpnuma_order_slot(THPNUMA_NR_KINDS - 1,
+				     THPNUMA_MAX_THP_ORDER,
+				     THPNUMA_NR_ORDER_OUTCOMES - 1));
 }
 
 TEST(config_round_trips)
@@ -254,11 +317,56 @@ TEST_F(decide, other_allocations_are_ignored)
 {
 	u32 cfg = config(variant->policy, 7, THPNUMA_SCOPE_ALL);
 
-	self->fault.pmd_order = false;
-	EXPECT_EQ(THPNUMA_ACT_IGNORE, thpnuma_decide(cfg, &self->fault));
-	self->fault.pmd_order = true;
 	self->fault.thp_fault = false;
 	EXPECT_EQ(THPNUMA_ACT_IGNORE, thpnuma_decide(cfg, &self->fault));
+}
+
+/* pmd: anonymous PMD only; pmd+mthp: anonymous; all: shmem too. */
+TEST_F(decide, coverage_selects_kinds_and_orders)
+{
+	static const struct {
+		unsigned int kind;
+		bool pmd_order;
+		bool covered[THPNUMA_NR_COVERAGES];
+	} cases[] = {
+		{ THPNUMA_KIND_ANON,  true,  { true,  true,  true } },
+		{ THPNUMA_KIND_ANON,  false, { false, true,  true } },
+		{ THPNUMA_KIND_SHMEM, true,  { false, false, true } },
+		{ THPNUMA_KIND_SHMEM, false, { false, false, true } },
+	};
+	struct thpnuma_config cfg = { .policy = variant->policy };
+	unsigned int i, c;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		self->fault.kind = cases[i].kind;
+		self->fault.pmd_order = cases[i].pmd_order;
+		for (c = 0; c < THPNUMA_NR_COVERAGES; c++) {
+			u32 word;
+
+			cfg.coverage = c;
+			word = thpnuma_config_pack(&cfg);
+			EXPECT_EQ(cases[i].covered[c],
+				  thpnuma_covers(c, &self->fault));
+			EXPECT_EQ(cases[i].covered[c] ? variant->action :
+				  THPNUMA_ACT_IGNORE,
+				  thpnuma_decide(word, &self->fault));
+			EXPECT_EQ(cases[i].covered[c] ? THPNUMA_PT_NONE :
+				  THPNUMA_PT_COVERAGE,
+				  thpnuma_passthrough_reason(word,
+							     &self->fault));
+		}
+	}
+}
+
+/* shmem's huge pages were asked for by its mount or shmem_enabled. */
+TEST_F(decide, madvise_scope_covers_shmem)
+{
+	u32 cfg = config(variant->policy, 0, THPNUMA_SCOPE_MADVISE);
+
+	self->fault.kind = THPNUMA_KIND_SHMEM;
+	EXPECT_EQ(variant->action, thpnuma_decide(cfg, &self->fault));
+	self->fault.has_mempolicy = true;
+	EXPECT_EQ(THPNUMA_ACT_PASSTHROUGH, thpnuma_decide(cfg, &self->fault));
 }
 
 TEST_F(decide, explicit_mempolicy_wins)
