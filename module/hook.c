@@ -153,6 +153,7 @@ struct pending_fallback {
 	struct hlist_bl_node hash;
 	struct task_struct *task;
 	unsigned int policy;
+	unsigned int last_order;	/* the fault's latest failed attempt */
 	/* The fault's first attempt; alloc_ns sums every attempt. */
 	struct thpnuma_fault_record record;
 };
@@ -365,6 +366,15 @@ static void account_attempt(struct thpnuma_fault_record *r,
 {
 	struct pending_fallback *p = pending_take();
 
+	/*
+	 * Not the same fault stepping down: one whose small page came
+	 * without a hooked call (6.1's shmem out of space) ended before.
+	 */
+	if (p && (p->record.kind != r->kind || r->order >= p->last_order)) {
+		account_fault(&p->record, p->policy);
+		kfree(p);
+		p = NULL;
+	}
 	if (r->result != THPNUMA_RESULT_FALLBACK) {
 		if (p) {
 			r->alloc_ns += p->record.alloc_ns;
@@ -375,6 +385,7 @@ static void account_attempt(struct thpnuma_fault_record *r,
 	}
 	if (p) {
 		p->record.alloc_ns += r->alloc_ns;
+		p->last_order = r->order;
 	} else {
 		p = kmalloc(sizeof(*p), GFP_NOWAIT | __GFP_NOWARN);
 		if (!p) {
@@ -383,6 +394,7 @@ static void account_attempt(struct thpnuma_fault_record *r,
 		}
 		p->record = *r;
 		p->policy = policy;
+		p->last_order = r->order;
 	}
 	pending_put(p);
 }
