@@ -126,15 +126,9 @@ static int parse_value(struct hist_parser *p, unsigned int lineno, int col,
 		       const char *text, uint64_t *val)
 {
 	char name[32];
-	int ret = parse_decimal(text, UINT64_MAX, val);
 
-	if (!ret)
-		return 0;
 	column_name(name, sizeof(name), col);
-	set_error(p->err, p->errlen, "line %u: %s value \"%s\" %s", lineno,
-		  name, text, ret == -ERANGE ? "exceeds 64 bits" :
-		  "is not a number");
-	return -EINVAL;
+	return parse_counter(text, name, lineno, val, p->err, p->errlen);
 }
 
 static int parse_counts(struct hist_parser *p, unsigned int lineno,

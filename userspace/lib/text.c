@@ -42,6 +42,50 @@ int parse_decimal(const char *s, uint64_t max, uint64_t *val)
 	return 0;
 }
 
+int parse_counter(const char *text, const char *name, unsigned int lineno,
+		uint64_t *val, char *err, size_t errlen)
+{
+	int ret = parse_decimal(text, UINT64_MAX, val);
+
+	if (!ret)
+		return 0;
+	set_error(err, errlen, "line %u: %s value \"%s\" %s", lineno, name,
+		  text, ret == -ERANGE ? "exceeds 64 bits" : "is not a number");
+	return -EINVAL;
+}
+
+int find_columns(char **field, int first, int n, const char *const *names,
+		 int nr, int *column, unsigned int lineno, char *err,
+		 size_t errlen)
+{
+	int i, c;
+
+	for (c = 0; c < nr; c++)
+		column[c] = -1;
+	for (i = first; i < n; i++) {
+		for (c = 0; c < nr && strcmp(field[i], names[c]); c++)
+			;
+		if (c == nr)
+			continue;
+		if (column[c] >= 0) {
+			set_error(err, errlen,
+				  "line %u: column \"%s\" appears twice",
+				  lineno, field[i]);
+			return -EINVAL;
+		}
+		column[c] = i;
+	}
+	for (c = 0; c < nr; c++) {
+		if (column[c] < 0) {
+			set_error(err, errlen,
+				  "line %u: header lacks column \"%s\"",
+				  lineno, names[c]);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 size_t parse_size(const char *s)
 {
 	unsigned long long v;
