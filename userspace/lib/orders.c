@@ -23,7 +23,6 @@ static const char *const lead_columns[ORDERS_LEAD_COLUMNS] = {
 };
 
 struct orders_parser {
-	bool seen_header;
 	int nr_columns;
 	/* Column of each outcome in a row. */
 	int column[THPNUMA_NR_ORDER_OUTCOMES];
@@ -32,9 +31,9 @@ struct orders_parser {
 	size_t errlen;
 };
 
-static int parse_header(char *line, unsigned int lineno,
-			struct orders_parser *p)
+static int parse_header(char *line, unsigned int lineno, void *ctx)
 {
+	struct orders_parser *p = ctx;
 	char *field[ORDERS_MAX_COLUMNS];
 	int n, i;
 
@@ -115,8 +114,9 @@ static int parse_key(char **field, unsigned int lineno,
 	return 0;
 }
 
-static int parse_row(char *line, unsigned int lineno, struct orders_parser *p)
+static int parse_row(char *line, unsigned int lineno, void *ctx)
 {
+	struct orders_parser *p = ctx;
 	struct thpnuma_orders *o = p->o;
 	struct order_row *r = &o->rows[o->nr_rows];
 	char *field[ORDERS_MAX_COLUMNS];
@@ -153,16 +153,6 @@ static int parse_row(char *line, unsigned int lineno, struct orders_parser *p)
 	return 0;
 }
 
-static int parse_line(char *line, unsigned int lineno, void *ctx)
-{
-	struct orders_parser *p = ctx;
-
-	if (p->seen_header)
-		return parse_row(line, lineno, p);
-	p->seen_header = true;
-	return parse_header(line, lineno, p);
-}
-
 int orders_parse(const char *text, struct thpnuma_orders *o,
 		 char *err, size_t errlen)
 {
@@ -172,13 +162,10 @@ int orders_parse(const char *text, struct thpnuma_orders *o,
 	o->nr_rows = 0;
 	o->rows = calloc(ORDERS_MAX_ROWS, sizeof(*o->rows));
 	if (o->rows)
-		ret = for_each_line(text, parse_line, &p);
+		ret = parse_table(text, "orders", parse_header, parse_row, &p,
+				  err, errlen);
 	if (ret == -ENOMEM)
 		set_error(err, errlen, "out of memory");
-	if (!ret && !p.seen_header) {
-		set_error(err, errlen, "empty orders file");
-		ret = -EINVAL;
-	}
 	if (ret)
 		orders_free(o);
 	return ret;

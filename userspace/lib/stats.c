@@ -14,16 +14,20 @@
 /* Up to this many columns, so newer modules may add counters. */
 #define STATS_MAX_COLUMNS 64
 
-struct stats_header {
+struct stats_parser {
 	int nr_columns;
 	/* Column of each known counter in a row (0 is the node id). */
 	int column[THPNUMA_NR_COUNTERS];
+	struct thpnuma_stats *st;
+	char *err;
+	size_t errlen;
 };
 
-static int parse_header(char *line, unsigned int lineno,
-			struct stats_header *hdr, char *err, size_t errlen)
+static int parse_header(char *line, unsigned int lineno, void *ctx)
 {
-	char *field[STATS_MAX_COLUMNS];
+	struct stats_parser *p = ctx;
+	char *field[STATS_MAX_COLUMNS], *err = p->err;
+	size_t errlen = p->errlen;
 	int n;
 
 	n = split_fields(line, field, STATS_MAX_COLUMNS);
@@ -39,28 +43,29 @@ static int parse_header(char *line, unsigned int lineno,
 		return -EINVAL;
 	}
 	if (find_columns(field, 1, n, thpnuma_counter_names,
-			 THPNUMA_NR_COUNTERS, hdr->column, lineno, err, errlen))
+			 THPNUMA_NR_COUNTERS, p->column, lineno, err, errlen))
 		return -EINVAL;
-	hdr->nr_columns = n;
+	p->nr_columns = n;
 	return 0;
 }
 
-static int parse_row(char *line, unsigned int lineno,
-		     const struct stats_header *hdr, struct thpnuma_stats *st,
-		     char *err, size_t errlen)
+static int parse_row(char *line, unsigned int lineno, void *ctx)
 {
-	char *field[STATS_MAX_COLUMNS];
+	const struct stats_parser *p = ctx;
+	struct thpnuma_stats *st = p->st;
+	char *field[STATS_MAX_COLUMNS], *err = p->err;
+	size_t errlen = p->errlen;
 	struct node_stats *ns;
 	uint64_t node;
 	unsigned int i;
 	int n, c;
 
 	n = split_fields(line, field, STATS_MAX_COLUMNS);
-	if (n != hdr->nr_columns) {
+	if (n != p->nr_columns) {
 		set_error(err, errlen,
 			  "line %u: %s fields, the header has %d", lineno,
-			  n < 0 ? "too many" : n < hdr->nr_columns ?
-			  "too few" : "too many", hdr->nr_columns);
+			  n < 0 ? "too many" : n < p->nr_columns ?
+			  "too few" : "too many", p->nr_columns);
 		return -EINVAL;
 	}
 	if (parse_decimal(field[0], UINT64_MAX, &node) || node >= STATS_MAX_NODES) {
@@ -83,30 +88,11 @@ static int parse_row(char *line, unsigned int lineno,
 	ns = &st->nodes[st->nr_nodes];
 	ns->node = (int)node;
 	for (c = 0; c < THPNUMA_NR_COUNTERS; c++)
-		if (parse_counter(field[hdr->column[c]], thpnuma_counter_names[c],
+		if (parse_counter(field[p->column[c]], thpnuma_counter_names[c],
 				lineno, &ns->counter[c], err, errlen))
 			return -EINVAL;
 	st->nr_nodes++;
 	return 0;
-}
-
-struct stats_parser {
-	struct stats_header hdr;
-	bool seen_header;
-	struct thpnuma_stats *st;
-	char *err;
-	size_t errlen;
-};
-
-static int parse_line(char *line, unsigned int lineno, void *ctx)
-{
-	struct stats_parser *p = ctx;
-
-	if (p->seen_header)
-		return parse_row(line, lineno, &p->hdr, p->st, p->err,
-				 p->errlen);
-	p->seen_header = true;
-	return parse_header(line, lineno, &p->hdr, p->err, p->errlen);
 }
 
 int stats_parse(const char *text, struct thpnuma_stats *st,
@@ -118,13 +104,11 @@ int stats_parse(const char *text, struct thpnuma_stats *st,
 	st->nr_nodes = 0;
 	st->nodes = calloc(STATS_MAX_NODES, sizeof(*st->nodes));
 	if (st->nodes)
-		ret = for_each_line(text, parse_line, &p);
+		ret = parse_table(text, "stats", parse_header, parse_row, &p,
+				  err, errlen);
 	if (ret == -ENOMEM)
 		set_error(err, errlen, "out of memory");
-	if (!ret && !p.seen_header) {
-		set_error(err, errlen, "empty stats file");
-		ret = -EINVAL;
-	} else if (!ret && st->nr_nodes == 0) {
+	if (!ret && st->nr_nodes == 0) {
 		set_error(err, errlen, "no node rows after the header");
 		ret = -EINVAL;
 	}

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,6 +157,37 @@ int for_each_line(const char *text,
 	}
 	free(copy);
 	return ret;
+}
+
+struct table_lines {
+	bool seen_header;
+	int (*header)(char *line, unsigned int lineno, void *ctx);
+	int (*row)(char *line, unsigned int lineno, void *ctx);
+	void *ctx;
+};
+
+static int table_line(char *line, unsigned int lineno, void *arg)
+{
+	struct table_lines *t = arg;
+
+	if (t->seen_header)
+		return t->row(line, lineno, t->ctx);
+	t->seen_header = true;
+	return t->header(line, lineno, t->ctx);
+}
+
+int parse_table(const char *text, const char *what,
+		int (*header)(char *line, unsigned int lineno, void *ctx),
+		int (*row)(char *line, unsigned int lineno, void *ctx),
+		void *ctx, char *err, size_t errlen)
+{
+	struct table_lines t = { .header = header, .row = row, .ctx = ctx };
+	int ret = for_each_line(text, table_line, &t);
+
+	if (ret || t.seen_header)
+		return ret;
+	set_error(err, errlen, "empty %s file", what);
+	return -EINVAL;
 }
 
 int bracketed_choice(const char *text, char *out, size_t len)

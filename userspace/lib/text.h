@@ -66,6 +66,17 @@ int for_each_line(const char *text,
 		  void *ctx);
 
 /*
+ * A debugfs table through for_each_line(): @header gets the first
+ * non-blank line, @row each later one, both with @ctx. Returns the first
+ * non-zero return, -ENOMEM, or -EINVAL with "empty @what file" in @err
+ * when there is no line at all.
+ */
+int parse_table(const char *text, const char *what,
+		int (*header)(char *line, unsigned int lineno, void *ctx),
+		int (*row)(char *line, unsigned int lineno, void *ctx),
+		void *ctx, char *err, size_t errlen);
+
+/*
  * Copy the bracketed word of "a [b] c" (debugfs choice files, THP sysfs
  * files) into @out. Returns 0, or -EINVAL if there is no bracketed word.
  */

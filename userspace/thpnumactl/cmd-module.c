@@ -326,8 +326,9 @@ static int do_load(const struct command *cmd, int argc, char *argv[])
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	const char *policy = NULL, *scope = NULL, *coverage = NULL;
-	const char *module_path = NULL;
+	const char *policy = NULL, *module_path = NULL;
+	/* The settings given by name alone (scope, coverage), by id. */
+	const char *named[THPNUMA_NR_SETTINGS] = { NULL };
 	char params[256], what[PATH_MAX + 16];
 	struct kmod_module *mod = NULL;
 	struct kmod_ctx *ctx;
@@ -335,7 +336,7 @@ static int do_load(const struct command *cmd, int argc, char *argv[])
 	bool set_zone_reclaim = false, dry_run = false;
 	const char *config;
 	size_t used = 0;
-	int c, ret, err, kmsg_fd;
+	int c, id, ret, err, kmsg_fd;
 
 	optind = 0;
 	while ((c = getopt_long(argc, argv, ":p:z:s:c:m:nh", options, NULL)) != -1) {
@@ -353,18 +354,13 @@ static int do_load(const struct command *cmd, int argc, char *argv[])
 			set_zone_reclaim = true;
 			break;
 		case 's':
-			scope = optarg;
-			ret = check_choice(cmd, &thpnuma_settings[THPNUMA_SETTING_SCOPE],
-					   scope);
-			if (ret >= 0)
-				return ret;
-			break;
 		case 'c':
-			coverage = optarg;
-			ret = check_choice(cmd, &thpnuma_settings[THPNUMA_SETTING_COVERAGE],
-					   coverage);
+			id = c == 's' ? THPNUMA_SETTING_SCOPE :
+			     THPNUMA_SETTING_COVERAGE;
+			ret = check_choice(cmd, &thpnuma_settings[id], optarg);
 			if (ret >= 0)
 				return ret;
+			named[id] = optarg;
 			break;
 		case 'm':
 			module_path = optarg;
@@ -390,12 +386,11 @@ static int do_load(const struct command *cmd, int argc, char *argv[])
 	if (set_zone_reclaim)
 		used += snprintf(params + used, sizeof(params) - used,
 				 "zone_reclaim=%u ", zone_reclaim);
-	if (scope)
-		used += snprintf(params + used, sizeof(params) - used,
-				 "scope=%s ", scope);
-	if (coverage)
-		used += snprintf(params + used, sizeof(params) - used,
-				 "coverage=%s ", coverage);
+	for (id = 0; id < THPNUMA_NR_SETTINGS; id++)
+		if (named[id])
+			used += snprintf(params + used, sizeof(params) - used,
+					 "%s=%s ", thpnuma_settings[id].name,
+					 named[id]);
 	if (used)
 		params[used - 1] = '\0';
 
