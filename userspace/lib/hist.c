@@ -39,10 +39,19 @@ static void column_name(char *buf, size_t len, int col)
 		snprintf(buf, len, "inf");
 }
 
-static int parse_header(char *line, unsigned int lineno, char *err,
-			size_t errlen)
+struct hist_parser {
+	/* The outcome the next row must have; a new node starts at 0. */
+	int next_outcome;
+	struct thpnuma_hist *h;
+	char *err;
+	size_t errlen;
+};
+
+static int parse_header(char *line, unsigned int lineno, void *ctx)
 {
-	char *field[HIST_COLUMNS], want[32];
+	const struct hist_parser *p = ctx;
+	char *field[HIST_COLUMNS], want[32], *err = p->err;
+	size_t errlen = p->errlen;
 	int n, col;
 
 	n = split_fields(line, field, HIST_COLUMNS);
@@ -62,15 +71,6 @@ static int parse_header(char *line, unsigned int lineno, char *err,
 		  lineno, n < 0 ? "more" : "fewer", HIST_COLUMNS);
 	return -EINVAL;
 }
-
-struct hist_parser {
-	bool seen_header;
-	/* The outcome the next row must have; a new node starts at 0. */
-	int next_outcome;
-	struct thpnuma_hist *h;
-	char *err;
-	size_t errlen;
-};
 
 static struct node_hist *find_node(const struct thpnuma_hist *h, int node)
 {
@@ -126,15 +126,9 @@ static int parse_value(struct hist_parser *p, unsigned int lineno, int col,
 		       const char *text, uint64_t *val)
 {
 	char name[32];
-	int ret = parse_decimal(text, UINT64_MAX, val);
 
-	if (!ret)
-		return 0;
 	column_name(name, sizeof(name), col);
-	set_error(p->err, p->errlen, "line %u: %s value \"%s\" %s", lineno,
-		  name, text, ret == -ERANGE ? "exceeds 64 bits" :
-		  "is not a number");
-	return -EINVAL;
+	return parse_counter(text, name, lineno, val, p->err, p->errlen);
 }
 
 static int parse_counts(struct hist_parser *p, unsigned int lineno,
@@ -161,8 +155,9 @@ static int parse_counts(struct hist_parser *p, unsigned int lineno,
 	return -EINVAL;
 }
 
-static int parse_row(char *line, unsigned int lineno, struct hist_parser *p)
+static int parse_row(char *line, unsigned int lineno, void *ctx)
 {
+	struct hist_parser *p = ctx;
 	char *field[HIST_COLUMNS];
 	struct node_hist *nh;
 	int n;
@@ -189,24 +184,12 @@ static int parse_row(char *line, unsigned int lineno, struct hist_parser *p)
 	return 0;
 }
 
-static int parse_line(char *line, unsigned int lineno, void *ctx)
-{
-	struct hist_parser *p = ctx;
-
-	if (p->seen_header)
-		return parse_row(line, lineno, p);
-	p->seen_header = true;
-	return parse_header(line, lineno, p->err, p->errlen);
-}
-
 /* What the file as a whole lacks, once every line parsed. */
 static int check_complete(const struct hist_parser *p)
 {
 	const struct thpnuma_hist *h = p->h;
 
-	if (!p->seen_header)
-		set_error(p->err, p->errlen, "empty hist file");
-	else if (!h->nr_nodes)
+	if (!h->nr_nodes)
 		set_error(p->err, p->errlen, "no node rows after the header");
 	else if (p->next_outcome)
 		set_error(p->err, p->errlen, "node %d lacks outcome \"%s\"",
@@ -226,7 +209,8 @@ int hist_parse(const char *text, struct thpnuma_hist *h,
 	h->nr_nodes = 0;
 	h->nodes = calloc(STATS_MAX_NODES, sizeof(*h->nodes));
 	if (h->nodes)
-		ret = for_each_line(text, parse_line, &p);
+		ret = parse_table(text, "hist", parse_header, parse_row, &p,
+				  err, errlen);
 	if (ret == -ENOMEM)
 		set_error(err, errlen, "out of memory");
 	if (!ret)

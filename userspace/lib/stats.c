@@ -14,17 +14,21 @@
 /* Up to this many columns, so newer modules may add counters. */
 #define STATS_MAX_COLUMNS 64
 
-struct stats_header {
+struct stats_parser {
 	int nr_columns;
 	/* Column of each known counter in a row (0 is the node id). */
 	int column[THPNUMA_NR_COUNTERS];
+	struct thpnuma_stats *st;
+	char *err;
+	size_t errlen;
 };
 
-static int parse_header(char *line, unsigned int lineno,
-			struct stats_header *hdr, char *err, size_t errlen)
+static int parse_header(char *line, unsigned int lineno, void *ctx)
 {
-	char *field[STATS_MAX_COLUMNS];
-	int n, i, c;
+	struct stats_parser *p = ctx;
+	char *field[STATS_MAX_COLUMNS], *err = p->err;
+	size_t errlen = p->errlen;
+	int n;
 
 	n = split_fields(line, field, STATS_MAX_COLUMNS);
 	if (n < 0) {
@@ -38,50 +42,30 @@ static int parse_header(char *line, unsigned int lineno,
 			  lineno);
 		return -EINVAL;
 	}
-	for (c = 0; c < THPNUMA_NR_COUNTERS; c++)
-		hdr->column[c] = -1;
-	for (i = 1; i < n; i++) {
-		for (c = 0; c < THPNUMA_NR_COUNTERS; c++) {
-			if (strcmp(field[i], thpnuma_counter_names[c]))
-				continue;
-			if (hdr->column[c] >= 0) {
-				set_error(err, errlen,
-					  "line %u: column \"%s\" appears twice",
-					  lineno, field[i]);
-				return -EINVAL;
-			}
-			hdr->column[c] = i;
-		}
-		/* Unknown columns come from a newer module: skip them. */
-	}
-	for (c = 0; c < THPNUMA_NR_COUNTERS; c++) {
-		if (hdr->column[c] < 0) {
-			set_error(err, errlen,
-				  "line %u: header lacks column \"%s\"",
-				  lineno, thpnuma_counter_names[c]);
-			return -EINVAL;
-		}
-	}
-	hdr->nr_columns = n;
+	if (find_columns(field, 1, n, thpnuma_counter_names,
+			 THPNUMA_NR_COUNTERS, p->column, lineno, err, errlen))
+		return -EINVAL;
+	p->nr_columns = n;
 	return 0;
 }
 
-static int parse_row(char *line, unsigned int lineno,
-		     const struct stats_header *hdr, struct thpnuma_stats *st,
-		     char *err, size_t errlen)
+static int parse_row(char *line, unsigned int lineno, void *ctx)
 {
-	char *field[STATS_MAX_COLUMNS];
+	const struct stats_parser *p = ctx;
+	struct thpnuma_stats *st = p->st;
+	char *field[STATS_MAX_COLUMNS], *err = p->err;
+	size_t errlen = p->errlen;
 	struct node_stats *ns;
 	uint64_t node;
 	unsigned int i;
-	int n, c, ret;
+	int n, c;
 
 	n = split_fields(line, field, STATS_MAX_COLUMNS);
-	if (n != hdr->nr_columns) {
+	if (n != p->nr_columns) {
 		set_error(err, errlen,
 			  "line %u: %s fields, the header has %d", lineno,
-			  n < 0 ? "too many" : n < hdr->nr_columns ?
-			  "too few" : "too many", hdr->nr_columns);
+			  n < 0 ? "too many" : n < p->nr_columns ?
+			  "too few" : "too many", p->nr_columns);
 		return -EINVAL;
 	}
 	if (parse_decimal(field[0], UINT64_MAX, &node) || node >= STATS_MAX_NODES) {
@@ -103,44 +87,12 @@ static int parse_row(char *line, unsigned int lineno,
 	}
 	ns = &st->nodes[st->nr_nodes];
 	ns->node = (int)node;
-	for (c = 0; c < THPNUMA_NR_COUNTERS; c++) {
-		const char *text = field[hdr->column[c]];
-
-		ret = parse_decimal(text, UINT64_MAX, &ns->counter[c]);
-		if (ret == -ERANGE) {
-			set_error(err, errlen,
-				  "line %u: %s value \"%s\" exceeds 64 bits",
-				  lineno, thpnuma_counter_names[c], text);
+	for (c = 0; c < THPNUMA_NR_COUNTERS; c++)
+		if (parse_counter(field[p->column[c]], thpnuma_counter_names[c],
+				lineno, &ns->counter[c], err, errlen))
 			return -EINVAL;
-		}
-		if (ret) {
-			set_error(err, errlen,
-				  "line %u: %s value \"%s\" is not a number",
-				  lineno, thpnuma_counter_names[c], text);
-			return -EINVAL;
-		}
-	}
 	st->nr_nodes++;
 	return 0;
-}
-
-struct stats_parser {
-	struct stats_header hdr;
-	bool seen_header;
-	struct thpnuma_stats *st;
-	char *err;
-	size_t errlen;
-};
-
-static int parse_line(char *line, unsigned int lineno, void *ctx)
-{
-	struct stats_parser *p = ctx;
-
-	if (p->seen_header)
-		return parse_row(line, lineno, &p->hdr, p->st, p->err,
-				 p->errlen);
-	p->seen_header = true;
-	return parse_header(line, lineno, &p->hdr, p->err, p->errlen);
 }
 
 int stats_parse(const char *text, struct thpnuma_stats *st,
@@ -152,13 +104,11 @@ int stats_parse(const char *text, struct thpnuma_stats *st,
 	st->nr_nodes = 0;
 	st->nodes = calloc(STATS_MAX_NODES, sizeof(*st->nodes));
 	if (st->nodes)
-		ret = for_each_line(text, parse_line, &p);
+		ret = parse_table(text, "stats", parse_header, parse_row, &p,
+				  err, errlen);
 	if (ret == -ENOMEM)
 		set_error(err, errlen, "out of memory");
-	if (!ret && !p.seen_header) {
-		set_error(err, errlen, "empty stats file");
-		ret = -EINVAL;
-	} else if (!ret && st->nr_nodes == 0) {
+	if (!ret && st->nr_nodes == 0) {
 		set_error(err, errlen, "no node rows after the header");
 		ret = -EINVAL;
 	}
@@ -188,7 +138,7 @@ int stats_select_node(struct thpnuma_stats *st, int node)
 	return -ENOENT;
 }
 
-static uint64_t add_saturating(uint64_t a, uint64_t b)
+uint64_t add_saturating(uint64_t a, uint64_t b)
 {
 	uint64_t sum;
 
@@ -257,15 +207,10 @@ int stats_delta(const struct thpnuma_stats *prev,
 	return 0;
 }
 
-/*
- * numastat's layout: a label column, then one right-aligned column each,
- * at least 15 characters wide and widened to fit 20-digit counters.
- */
 #define LABEL_WIDTH	16
-#define MIN_CELL_WIDTH	15
 
 /* Pads by characters, should a label ever hold UTF-8. */
-static void put_label(FILE *out, const char *label)
+void table_put_label(FILE *out, const char *label)
 {
 	int chars = 0;
 	const char *p;
@@ -287,22 +232,37 @@ static void put_pct_cell(FILE *out, int width, const struct derived_stats *d,
 		fprintf(out, " %*s", width, "-");
 }
 
+int table_widen(int width, uint64_t value)
+{
+	int n = snprintf(NULL, 0, "%" PRIu64, value);
+
+	return n > width ? n : width;
+}
+
+void table_put_rule(FILE *out, unsigned int cells, int width)
+{
+	unsigned int i;
+	int c;
+
+	table_put_label(out, "");
+	for (i = 0; i < cells; i++) {
+		fputc(' ', out);
+		for (c = 0; c < width; c++)
+			fputc('-', out);
+	}
+	fputc('\n', out);
+}
+
 static int cell_width(const struct thpnuma_stats *st, const uint64_t *total)
 {
-	int width = MIN_CELL_WIDTH;
+	int width = TABLE_MIN_CELL_WIDTH;
 	unsigned int i;
-	int c, n;
+	int c;
 
 	for (c = 0; c < THPNUMA_NR_COUNTERS; c++) {
-		n = snprintf(NULL, 0, "%" PRIu64, total[c]);
-		if (n > width)
-			width = n;
-		for (i = 0; i < st->nr_nodes; i++) {
-			n = snprintf(NULL, 0, "%" PRIu64,
-				     st->nodes[i].counter[c]);
-			if (n > width)
-				width = n;
-		}
+		width = table_widen(width, total[c]);
+		for (i = 0; i < st->nr_nodes; i++)
+			width = table_widen(width, st->nodes[i].counter[c]);
 	}
 	return width;
 }
@@ -351,7 +311,7 @@ void stats_write_table(FILE *out, const struct thpnuma_stats *st,
 	for (i = 0; i < st->nr_nodes; i++)
 		stats_derive(st->nodes[i].counter, &node_derived[i]);
 
-	put_label(out, "");
+	table_put_label(out, "");
 	for (i = 0; i < st->nr_nodes; i++) {
 		snprintf(name, sizeof(name), "Node %d", st->nodes[i].node);
 		fprintf(out, " %*s", width, name);
@@ -360,16 +320,10 @@ void stats_write_table(FILE *out, const struct thpnuma_stats *st,
 		fprintf(out, " %*s", width, "Total");
 	fputc('\n', out);
 
-	put_label(out, "");
-	for (i = 0; i < st->nr_nodes + with_total; i++) {
-		fputc(' ', out);
-		for (c = 0; c < width; c++)
-			fputc('-', out);
-	}
-	fputc('\n', out);
+	table_put_rule(out, st->nr_nodes + with_total, width);
 
 	for (c = 0; c < THPNUMA_NR_COUNTERS; c++) {
-		put_label(out, thpnuma_counter_names[c]);
+		table_put_label(out, thpnuma_counter_names[c]);
 		for (i = 0; i < st->nr_nodes; i++)
 			fprintf(out, " %*" PRIu64, width,
 				st->nodes[i].counter[c]);
@@ -378,7 +332,7 @@ void stats_write_table(FILE *out, const struct thpnuma_stats *st,
 		fputc('\n', out);
 	}
 	for (r = ROW_LOCAL; r <= ROW_ALLOC_US; r++) {
-		put_label(out, derived_labels[r]);
+		table_put_label(out, derived_labels[r]);
 		for (i = 0; i < st->nr_nodes; i++)
 			put_pct_cell(out, width, &node_derived[i],
 				     derived_value(&node_derived[i], r));
@@ -417,24 +371,32 @@ static void json_counters(struct json_writer *j, const uint64_t *counter)
  * One node per line, keys in the stats file's order, so shell scripts can
  * grep a node's line as well as jq can read the document.
  */
-void stats_write_json(FILE *out, const struct thpnuma_stats *st)
+void stats_write_json_members(struct json_writer *j,
+			      const struct thpnuma_stats *st)
 {
 	uint64_t total[THPNUMA_NR_COUNTERS];
-	struct json_writer j;
 	unsigned int i;
 
 	stats_total(st, total);
-	json_begin(&j, out, JSON_SPACED, true);
-	json_array(&j, "nodes", true);
+	json_array(j, "nodes", true);
 	for (i = 0; i < st->nr_nodes; i++) {
-		json_object(&j, NULL, false);
-		json_long(&j, "node", st->nodes[i].node);
-		json_counters(&j, st->nodes[i].counter);
-		json_close(&j);
+		json_object(j, NULL, false);
+		json_long(j, "node", st->nodes[i].node);
+		json_counters(j, st->nodes[i].counter);
+		json_close(j);
 	}
-	json_close(&j);
-	json_object(&j, "total", false);
-	json_counters(&j, total);
+	json_close(j);
+	json_object(j, "total", false);
+	json_counters(j, total);
+	json_close(j);
+}
+
+void stats_write_json(FILE *out, const struct thpnuma_stats *st)
+{
+	struct json_writer j;
+
+	json_begin(&j, out, JSON_SPACED, true);
+	stats_write_json_members(&j, st);
 	json_end(&j);
 }
 

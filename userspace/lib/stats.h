@@ -48,6 +48,7 @@ void stats_free(struct thpnuma_stats *st);
 int stats_select_node(struct thpnuma_stats *st, int node);
 
 /* Sums saturate at UINT64_MAX rather than wrap. */
+uint64_t add_saturating(uint64_t a, uint64_t b);
 void stats_total(const struct thpnuma_stats *st,
 		 uint64_t total[THPNUMA_NR_COUNTERS]);
 void stats_derive(const uint64_t counter[THPNUMA_NR_COUNTERS],
@@ -63,10 +64,26 @@ int stats_delta(const struct thpnuma_stats *prev,
 void stats_write_table(FILE *out, const struct thpnuma_stats *st,
 		       bool with_total);
 void stats_write_json(FILE *out, const struct thpnuma_stats *st);
+struct json_writer;
+/* The "nodes" and "total" members, into a document of the caller's. */
+void stats_write_json_members(struct json_writer *j,
+			      const struct thpnuma_stats *st);
 void stats_write_prometheus(FILE *out, const struct thpnuma_stats *st);
 /* @value quoted as a Prometheus label value: \\, \" and \n escaped. */
 void prometheus_write_label_value(FILE *out, const char *value);
 void stats_write_watch_header(FILE *out);
+
+/*
+ * numastat's layout, which the orders table shares: a 16-character label
+ * column, then right-aligned cells at least 15 characters wide and
+ * widened to fit 20-digit counters.
+ */
+#define TABLE_MIN_CELL_WIDTH	15
+void table_put_label(FILE *out, const char *label);
+/* The dashes under a header of @cells cells. */
+void table_put_rule(FILE *out, unsigned int cells, int width);
+/* @width, or wider if @value needs it. */
+int table_widen(int width, uint64_t value);
 void stats_write_watch_rows(FILE *out, const char *stamp,
 			    const struct thpnuma_stats *delta);
 

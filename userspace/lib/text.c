@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,50 @@ int parse_decimal(const char *s, uint64_t max, uint64_t *val)
 		v = v * 10 + digit;
 	}
 	*val = v;
+	return 0;
+}
+
+int parse_counter(const char *text, const char *name, unsigned int lineno,
+		uint64_t *val, char *err, size_t errlen)
+{
+	int ret = parse_decimal(text, UINT64_MAX, val);
+
+	if (!ret)
+		return 0;
+	set_error(err, errlen, "line %u: %s value \"%s\" %s", lineno, name,
+		  text, ret == -ERANGE ? "exceeds 64 bits" : "is not a number");
+	return -EINVAL;
+}
+
+int find_columns(char **field, int first, int n, const char *const *names,
+		 int nr, int *column, unsigned int lineno, char *err,
+		 size_t errlen)
+{
+	int i, c;
+
+	for (c = 0; c < nr; c++)
+		column[c] = -1;
+	for (i = first; i < n; i++) {
+		for (c = 0; c < nr && strcmp(field[i], names[c]); c++)
+			;
+		if (c == nr)
+			continue;
+		if (column[c] >= 0) {
+			set_error(err, errlen,
+				  "line %u: column \"%s\" appears twice",
+				  lineno, field[i]);
+			return -EINVAL;
+		}
+		column[c] = i;
+	}
+	for (c = 0; c < nr; c++) {
+		if (column[c] < 0) {
+			set_error(err, errlen,
+				  "line %u: header lacks column \"%s\"",
+				  lineno, names[c]);
+			return -EINVAL;
+		}
+	}
 	return 0;
 }
 
@@ -112,6 +157,37 @@ int for_each_line(const char *text,
 	}
 	free(copy);
 	return ret;
+}
+
+struct table_lines {
+	bool seen_header;
+	int (*header)(char *line, unsigned int lineno, void *ctx);
+	int (*row)(char *line, unsigned int lineno, void *ctx);
+	void *ctx;
+};
+
+static int table_line(char *line, unsigned int lineno, void *arg)
+{
+	struct table_lines *t = arg;
+
+	if (t->seen_header)
+		return t->row(line, lineno, t->ctx);
+	t->seen_header = true;
+	return t->header(line, lineno, t->ctx);
+}
+
+int parse_table(const char *text, const char *what,
+		int (*header)(char *line, unsigned int lineno, void *ctx),
+		int (*row)(char *line, unsigned int lineno, void *ctx),
+		void *ctx, char *err, size_t errlen)
+{
+	struct table_lines t = { .header = header, .row = row, .ctx = ctx };
+	int ret = for_each_line(text, table_line, &t);
+
+	if (ret || t.seen_header)
+		return ret;
+	set_error(err, errlen, "empty %s file", what);
+	return -EINVAL;
 }
 
 int bracketed_choice(const char *text, char *out, size_t len)

@@ -27,6 +27,24 @@ void set_error(char *err, size_t errlen, const char *fmt, ...) __printf(3, 4);
  */
 int parse_decimal(const char *s, uint64_t max, uint64_t *val);
 
+/*
+ * parse_decimal() for the @name column of line @lineno of a debugfs
+ * table: 0, or -EINVAL and the reason in @err ("line 3: local value
+ * \"x\" is not a number", "... exceeds 64 bits").
+ */
+int parse_counter(const char *text, const char *name, unsigned int lineno,
+		uint64_t *val, char *err, size_t errlen);
+
+/*
+ * Find each of @names[0..@nr) among a header's @field[@first..@n) and
+ * store its index in @column. Unknown fields are skipped: a newer module
+ * may add columns. Returns 0, or -EINVAL with the reason in @err when a
+ * name appears twice or not at all.
+ */
+int find_columns(char **field, int first, int n, const char *const *names,
+		 int nr, int *column, unsigned int lineno, char *err,
+		 size_t errlen);
+
 /* "400M", "2G", "4096", "64k", "1GiB"; returns 0 on a malformed size. */
 size_t parse_size(const char *s);
 
@@ -46,6 +64,17 @@ int split_fields_at(char *line, const char *seps, char **field, int max);
 int for_each_line(const char *text,
 		  int (*fn)(char *line, unsigned int lineno, void *ctx),
 		  void *ctx);
+
+/*
+ * A debugfs table through for_each_line(): @header gets the first
+ * non-blank line, @row each later one, both with @ctx. Returns the first
+ * non-zero return, -ENOMEM, or -EINVAL with "empty @what file" in @err
+ * when there is no line at all.
+ */
+int parse_table(const char *text, const char *what,
+		int (*header)(char *line, unsigned int lineno, void *ctx),
+		int (*row)(char *line, unsigned int lineno, void *ctx),
+		void *ctx, char *err, size_t errlen);
 
 /*
  * Copy the bracketed word of "a [b] c" (debugfs choice files, THP sysfs

@@ -320,12 +320,15 @@ static int do_load(const struct command *cmd, int argc, char *argv[])
 		{ "policy", required_argument, NULL, 'p' },
 		{ "zone-reclaim", required_argument, NULL, 'z' },
 		{ "scope", required_argument, NULL, 's' },
+		{ "coverage", required_argument, NULL, 'c' },
 		{ "module", required_argument, NULL, 'm' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	const char *policy = NULL, *scope = NULL, *module_path = NULL;
+	const char *policy = NULL, *module_path = NULL;
+	/* The settings given by name alone (scope, coverage), by id. */
+	const char *named[THPNUMA_NR_SETTINGS] = { NULL };
 	char params[256], what[PATH_MAX + 16];
 	struct kmod_module *mod = NULL;
 	struct kmod_ctx *ctx;
@@ -333,10 +336,10 @@ static int do_load(const struct command *cmd, int argc, char *argv[])
 	bool set_zone_reclaim = false, dry_run = false;
 	const char *config;
 	size_t used = 0;
-	int c, ret, err, kmsg_fd;
+	int c, id, ret, err, kmsg_fd;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":p:z:s:m:nh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:z:s:c:m:nh", options, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			policy = optarg;
@@ -351,11 +354,13 @@ static int do_load(const struct command *cmd, int argc, char *argv[])
 			set_zone_reclaim = true;
 			break;
 		case 's':
-			scope = optarg;
-			ret = check_choice(cmd, &thpnuma_settings[THPNUMA_SETTING_SCOPE],
-					   scope);
+		case 'c':
+			id = c == 's' ? THPNUMA_SETTING_SCOPE :
+			     THPNUMA_SETTING_COVERAGE;
+			ret = check_choice(cmd, &thpnuma_settings[id], optarg);
 			if (ret >= 0)
 				return ret;
+			named[id] = optarg;
 			break;
 		case 'm':
 			module_path = optarg;
@@ -381,9 +386,11 @@ static int do_load(const struct command *cmd, int argc, char *argv[])
 	if (set_zone_reclaim)
 		used += snprintf(params + used, sizeof(params) - used,
 				 "zone_reclaim=%u ", zone_reclaim);
-	if (scope)
-		used += snprintf(params + used, sizeof(params) - used,
-				 "scope=%s ", scope);
+	for (id = 0; id < THPNUMA_NR_SETTINGS; id++)
+		if (named[id])
+			used += snprintf(params + used, sizeof(params) - used,
+					 "%s=%s ", thpnuma_settings[id].name,
+					 named[id]);
 	if (used)
 		params[used - 1] = '\0';
 
@@ -555,7 +562,8 @@ const struct command cmd_load = {
 	.name = "load", .run = do_load,
 	.summary = "load the module with initial settings",
 	.usage =
-	"load [--policy P] [--zone-reclaim N] [--scope S] [--module PATH] [--dry-run]\n"
+	"load [--policy P] [--zone-reclaim N] [--scope S] [--coverage C]\n"
+	"                       [--module PATH] [--dry-run]\n"
 	"Load thpnuma through libkmod as modprobe does: from\n"
 	"/lib/modules/$(uname -r), or from PATH, with the options that\n"
 	"modprobe.d gives thpnuma (\"options thpnuma policy=...\") and then\n"
@@ -563,6 +571,7 @@ const struct command cmd_load = {
 	"  -p, --policy P        kernel, strict-local or local-then-remote\n"
 	"  -z, --zone-reclaim N  0-7, none, or a comma list of reclaim,write,swap\n"
 	"  -s, --scope S         all or madvise\n"
+	"  -c, --coverage C      pmd, pmd+mthp or all\n"
 	"  -m, --module PATH     load this .ko file instead\n"
 	"  -n, --dry-run         print the module and options, load nothing\n"
 	"  -h, --help            show this help\n\n"

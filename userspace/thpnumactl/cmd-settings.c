@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * thpnumactl policy, zone-reclaim, scope: show or set one run-time
+ * thpnumactl policy, zone-reclaim, scope, coverage: show or set one run-time
  * setting, named and validated by the module's own thpnuma_settings[].
  * And reset, which zeroes the counters.
  */
@@ -210,6 +210,19 @@ const struct command cmd_scope = {
 	"Examples:\n"
 	"  thpnumactl scope\n"
 	"  thpnumactl scope madvise\n",
+};
+
+const struct command cmd_coverage = {
+	.name = "coverage", .run = do_setting,
+	.summary = "show or set which THP kinds and orders are covered",
+	.usage =
+	"coverage [pmd|pmd+mthp|all]\n"
+	"pmd: anonymous PMD-size (2 MiB) THP faults only; pmd+mthp: anonymous\n"
+	"THP faults of every order; all: anonymous and shmem/tmpfs THPs of\n"
+	"every order (the default).\n\n"
+	"Examples:\n"
+	"  thpnumactl coverage\n"
+	"  thpnumactl coverage pmd\n",
 };
 
 const struct command cmd_reset = {

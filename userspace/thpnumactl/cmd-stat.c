@@ -10,6 +10,8 @@
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
+#include "json.h"
+#include "orders.h"
 #include "overrides.h"
 #include "stats.h"
 #include "thpnumactl.h"
@@ -26,6 +28,38 @@ static int read_stats(struct thpnuma_stats *st)
 	ret = stats_parse(text, st, reason, sizeof(reason));
 	free(text);
 	return ret ? debugfs_parse_failure("stats", reason) : 0;
+}
+
+/* What stat shows: the stats file and, if the module has it, orders. */
+struct stat_report {
+	struct thpnuma_stats st;
+	bool have_orders;
+	struct thpnuma_orders orders;
+};
+
+/*
+ * The orders file, parsed. A module older than the file has none, and
+ * stat shows what it did before. Returns 0, or an exit status after a
+ * message.
+ */
+static int read_orders(struct stat_report *sr)
+{
+	char path[PATH_MAX], reason[256], *text;
+	int ret;
+
+	sr->have_orders = false;
+	debugfs_path(path, sizeof(path), "orders");
+	if (access(path, F_OK) && errno == ENOENT)
+		return 0;
+	ret = read_debugfs("orders", &text);
+	if (ret)
+		return ret;
+	ret = orders_parse(text, &sr->orders, reason, sizeof(reason));
+	free(text);
+	if (ret)
+		return debugfs_parse_failure("orders", reason);
+	sr->have_orders = true;
+	return 0;
 }
 
 /* Look up @key in the version file's "key value" lines; "unknown" if absent. */
@@ -86,14 +120,19 @@ static void write_info_metric(FILE *out)
 	fputs("} 1\n", out);
 }
 
-/* Everything --prometheus writes: counters, info, per-policy totals. */
-static int write_prometheus(FILE *out, const struct thpnuma_stats *st)
+/*
+ * Everything --prometheus writes: counters, those per kind and order,
+ * info, per-policy totals.
+ */
+static int write_prometheus(FILE *out, const struct stat_report *sr)
 {
 	struct policy_table pt;
 	char path[PATH_MAX];
 	int ret;
 
-	stats_write_prometheus(out, st);
+	stats_write_prometheus(out, &sr->st);
+	if (sr->have_orders)
+		orders_write_prometheus(out, &sr->orders);
 	write_info_metric(out);
 	/* A module older than the policies file has no totals to export. */
 	debugfs_path(path, sizeof(path), "policies");
@@ -107,33 +146,66 @@ static int write_prometheus(FILE *out, const struct thpnuma_stats *st)
 	return EXIT_OK;
 }
 
+static void write_json(FILE *out, const struct stat_report *sr)
+{
+	struct json_writer j;
+
+	json_begin(&j, out, JSON_SPACED, true);
+	stats_write_json_members(&j, &sr->st);
+	if (sr->have_orders)
+		orders_write_json(&j, &sr->orders);
+	json_end(&j);
+}
+
 static int write_stats(FILE *out, const struct report_options *ro,
 		       const void *data)
 {
-	const struct thpnuma_stats *st = data;
+	const struct stat_report *sr = data;
 
 	if (ro->format == REPORT_PROMETHEUS)
-		return write_prometheus(out, st);
-	if (ro->format == REPORT_JSON)
-		stats_write_json(out, st);
-	else
-		stats_write_table(out, st, ro->node < 0);
+		return write_prometheus(out, sr);
+	if (ro->format == REPORT_JSON) {
+		write_json(out, sr);
+		return EXIT_OK;
+	}
+	stats_write_table(out, &sr->st, ro->node < 0);
+	if (sr->have_orders) {
+		fputc('\n', out);
+		orders_write_table(out, &sr->orders);
+	}
 	return EXIT_OK;
 }
 
 static int stats_read(void *data)
 {
-	return read_stats(data);
+	struct stat_report *sr = data;
+	int ret;
+
+	ret = read_stats(&sr->st);
+	if (ret)
+		return ret;
+	ret = read_orders(sr);
+	if (ret)
+		stats_free(&sr->st);
+	return ret;
 }
 
 static int stats_select(void *data, int node)
 {
-	return stats_select_node(data, node);
+	struct stat_report *sr = data;
+
+	if (sr->have_orders)
+		orders_select_node(&sr->orders, node);
+	return stats_select_node(&sr->st, node);
 }
 
 static void stats_release(void *data)
 {
-	stats_free(data);
+	struct stat_report *sr = data;
+
+	stats_free(&sr->st);
+	if (sr->have_orders)
+		orders_free(&sr->orders);
 }
 
 static int do_stat(const struct command *cmd, int argc, char *argv[])
@@ -142,9 +214,9 @@ static int do_stat(const struct command *cmd, int argc, char *argv[])
 		.read = stats_read, .select_node = stats_select,
 		.write = write_stats, .free = stats_release,
 	};
-	struct thpnuma_stats st;
+	struct stat_report sr;
 
-	return run_report(cmd, argc, argv, &stats_report, &st);
+	return run_report(cmd, argc, argv, &stats_report, &sr);
 }
 
 /* volatile sig_atomic_t: what C allows a signal handler to write. */
@@ -326,8 +398,10 @@ const struct command cmd_stat = {
 	"stat [-n NODE] [--json | --prometheus] [-o FILE]\n"
 	"Counters per node (columns) with a Total column and the local,\n"
 	"remote and fallback shares and average allocation time (in\n"
-	"microseconds). --prometheus adds thpnuma_info (version and settings\n"
-	"as labels) and the per-policy totals.\n\n"
+	"microseconds). Then, if the module counts them, the outcomes per THP\n"
+	"kind and size (\"anon 2048kB\"), summed over the nodes shown; JSON\n"
+	"and Prometheus give them per node. --prometheus adds thpnuma_info\n"
+	"(version and settings as labels) and the per-policy totals.\n\n"
 	"  -n, --node NODE    only this node\n"
 	"      --json         one JSON object\n"
 	"      --prometheus   Prometheus text format (node_exporter textfile)\n"

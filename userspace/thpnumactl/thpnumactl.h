@@ -50,7 +50,7 @@ struct command {
 /* In the order `thpnumactl --help` lists them (thpnumactl.c). */
 extern const struct command cmd_load, cmd_unload, cmd_status;	/* cmd-module.c */
 extern const struct command cmd_policy, cmd_zone_reclaim, cmd_scope,
-	cmd_reset;						/* cmd-settings.c */
+	cmd_coverage, cmd_reset;				/* cmd-settings.c */
 extern const struct command cmd_stat, cmd_watch;		/* cmd-stat.c */
 extern const struct command cmd_hist;				/* cmd-hist.c */
 extern const struct command cmd_run, cmd_tasks, cmd_task,

@@ -59,6 +59,13 @@ expect_completion "--help --version" thpnumactl -
 expect_completion "strict-local" thpnumactl policy s
 expect_completion "local-then-remote" thpnumactl load --policy l
 expect_completion "madvise" thpnumactl load --scope m
+expect_completion "pmd pmd+mthp" thpnumactl coverage p
+expect_completion "pmd+mthp" thpnumactl coverage pmd+
+expect_completion "pmd+mthp" thpnumactl load --coverage=pmd+
+expect_completion "all" thpnumactl load -c a
+expect_completion "" thpnumactl coverage all ""
+expect_completion "--coverage" thpnumactl load --cov
+expect_completion "coverage" thpnumactl help co
 expect_completion "FILES" thpnumactl load --module ""
 expect_completion "--dry-run" thpnumactl load --dr
 expect_completion "--user" thpnumactl run --u

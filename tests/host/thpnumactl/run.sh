@@ -1,6 +1,6 @@
 #!/bin/sh
 # Run the thpnumactl host tests and total their TAP lines.
-# usage: run.sh BUILD_DIR (holding thpnumactl, test_stats and test_hist)
+# usage: run.sh BUILD_DIR (holding thpnumactl and the test_* unit tests)
 out=$1
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
@@ -8,7 +8,7 @@ trap 'rm -rf "$work"' EXIT
 log=$work/log
 
 {
-	for t in test_stats test_hist; do
+	for t in test_stats test_hist test_orders; do
 		TEST_FIXTURES="$here/fixtures" TEST_OUT="$work" "$out/$t" ||
 			echo "not ok - $t exited with status $?"
 	done
