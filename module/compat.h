@@ -95,13 +95,13 @@ thpnuma_kernel_alloc(gfp_t gfp, int order, struct vm_area_struct *vma,
 /*
  * shmem/tmpfs huge pages. Before 6.8 they come from the hooked allocator,
  * called with a pseudo-VMA whose vm_policy is the file's shared policy.
- * Since 6.8, shmem_alloc_folio() calls folio_alloc_mpol_noprof() (not
- * exported) with the file's shared policy or the task's: a second hooked
- * function, THPNUMA_SHMEM_HOOKED_SYMBOL, whose arguments are (gfp, order,
- * pol, ilx, nid). The kernel policy's replacement allocates as shmem would
- * through vma_alloc_folio_noprof() and a pseudo-VMA without a policy: the
- * task's policy, the faulting CPU's node, the same THP first attempt. It
- * runs only for allocations without an explicit mempolicy.
+ * Since 6.8 shmem_alloc_folio(gfp, order, info, index) allocates them
+ * itself with folio_alloc_mpol(): the hook is on it, a second hooked
+ * function, so that anonymous faults do not pay for a second callback.
+ * Its kernel policy replacement allocates as it would, through
+ * vma_alloc_folio_noprof() and a pseudo-VMA without a policy: the task's
+ * policy, the faulting CPU's node, the same THP first attempt. It runs
+ * only for allocations without an explicit mempolicy.
  *
  * The shmem callers: the first of each list this kernel has (the second
  * is what the first is inlined into). Multi-size anonymous THP (6.8):
@@ -110,18 +110,39 @@ thpnuma_kernel_alloc(gfp_t gfp, int order, struct vm_area_struct *vma,
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
 #include <linux/mempolicy.h>
 #include <linux/mm_types.h>
+#include <linux/rbtree.h>
+#include <linux/shmem_fs.h>
 
-#define THPNUMA_SHMEM_HOOKED_SYMBOL	"folio_alloc_mpol_noprof"
-#define THPNUMA_SHMEM_CALLERS		"shmem_alloc_folio", \
-					"shmem_alloc_and_add_folio"
+#define THPNUMA_SHMEM_HOOKED_SYMBOL	"shmem_alloc_folio"
+#define THPNUMA_SHMEM_CALLERS		"shmem_alloc_and_add_folio"
 #define THPNUMA_MTHP_FAULT_CALLERS	"alloc_anon_folio", "do_anonymous_page"
 
-/* Whether the shmem allocation's policy (its arg2) is the file's own. */
-static inline bool thpnuma_shmem_has_policy(unsigned long arg2)
+/*
+ * Whether the file has a policy of its own at the index (arg3): what
+ * mpol_shared_policy_lookup() finds, which modules may not call.
+ */
+static inline bool thpnuma_shmem_has_policy(unsigned long arg2,
+					    unsigned long arg3)
 {
-	struct mempolicy *pol = (struct mempolicy *)arg2;
+	struct shared_policy *sp = &((struct shmem_inode_info *)arg2)->policy;
+	struct rb_node *n;
 
-	return pol && (pol->flags & MPOL_F_SHARED);
+	if (!READ_ONCE(sp->root.rb_node))
+		return false;
+	read_lock(&sp->lock);
+	n = sp->root.rb_node;
+	while (n) {
+		struct sp_node *p = rb_entry(n, struct sp_node, nd);
+
+		if (arg3 >= p->end)
+			n = n->rb_right;
+		else if (arg3 < p->start)
+			n = n->rb_left;
+		else
+			break;
+	}
+	read_unlock(&sp->lock);
+	return n;
 }
 
 static inline struct folio *
@@ -142,7 +163,9 @@ thpnuma_shmem_kernel_alloc(gfp_t gfp, int order, unsigned long arg2,
 					"shmem_alloc_and_acct_page"
 #endif
 
-static inline bool thpnuma_shmem_has_policy(unsigned long arg2)
+/* The pseudo-VMA's policy is the file's own at that index, or NULL. */
+static inline bool thpnuma_shmem_has_policy(unsigned long arg2,
+					    unsigned long arg3)
 {
 	return ((struct vm_area_struct *)arg2)->vm_policy;
 }

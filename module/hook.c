@@ -532,7 +532,7 @@ struct thpnuma_hook {
 };
 
 /*
- * The hooked functions. Since 6.8 shmem allocates through a function of its
+ * The hooked functions. Since 6.8 shmem's allocation is a function of its
  * own; before, HOOK_SHMEM_ALLOC is the hooked allocator.
  */
 enum {
@@ -630,8 +630,9 @@ static void notrace thpnuma_thp_hook(struct pt_regs *regs,
 
 	node = numa_node_id();
 	if (path->kind == THPNUMA_KIND_SHMEM) {
-		fault.has_mempolicy = thpnuma_shmem_has_policy(arg2) ||
-				      current->mempolicy;
+		fault.has_mempolicy = current->mempolicy ||
+				      thpnuma_shmem_has_policy(arg2,
+							thpnuma_arg(regs, 3));
 	} else {
 		struct vm_area_struct *vma = (struct vm_area_struct *)arg2;
 
