@@ -14,11 +14,12 @@ STATES = ["absent", "kernel", "strict-local", "local-then-remote",
           "local-then-remote+zr7"]
 SHORT = {"absent": "absent", "kernel": "kernel", "strict-local": "strict",
          "local-then-remote": "l-t-r", "local-then-remote+zr7": "l-t-r zr7"}
-SCENARIOS = ["storm", "fragmented", "free"]
+SCENARIOS = ["storm", "fragmented", "free", "shmem"]
 SCENARIO_TITLE = {
     "storm": "swap storm (node 0 filled to its low watermark)",
     "fragmented": "fragmented node 0 (no free 2 MiB block)",
     "free": "free node",
+    "shmem": "shmem storm (a MAP_SHARED buffer, node 0 filled to its low watermark)",
 }
 COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"]
 
@@ -27,6 +28,30 @@ def fault(cell):
     """The measured fault of a cell, whichever workload produced it."""
     res = cell["result"]
     return res.get("fault") or res.get("fragmented")
+
+
+def thp_counts(cell):
+    """THP faults and fallbacks of a cell's fault: a shmem region's huge
+    pages count in thp_file_alloc and thp_file_fallback."""
+    vm = fault(cell)["vmstat"]
+    if cell["result"].get("memory") == "shmem":
+        return vm.get("thp_file_alloc", 0), vm.get("thp_file_fallback", 0)
+    return vm["thp_fault_alloc"], vm["thp_fault_fallback"]
+
+
+def orders(cell, kind):
+    """The module's outcomes of a cell's hooked faults of one THP kind
+    (its orders file), summed over nodes and orders: {"local", "remote",
+    "fallback", "passthrough"}; None if the cell has no orders table."""
+    rows = cell["result"].get("orders")
+    if rows is None:
+        return None
+    out = dict.fromkeys(("local", "remote", "fallback", "passthrough"), 0)
+    for r in rows:
+        if r["kind"] == kind:
+            for k in out:
+                out[k] += r[k]
+    return out
 
 
 def hooked(cell):
@@ -129,7 +154,7 @@ def fmt(v, digits=0):
 def table(doc):
     lines = [
         "| scenario | module | defrag | swap-outs | swap-ins | compaction stalls | direct scans "
-        "| THP faults / fallbacks | THP coverage | local | fault p50 / p99 / max (ms) "
+        "| THP faults / fallbacks (shmem: thp_file_*) | THP coverage | local | fault p50 / p99 / max (ms) "
         "| hooked allocs | hooked alloc p50 / p99 / max (log2 bucket upper bound) | wall (ms) |",
         "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
     ]
@@ -141,12 +166,13 @@ def table(doc):
                     continue
                 f = fault(c)
                 vm = f["vmstat"]
+                thp, thp_fb = thp_counts(c)
                 n, q = hooked_cols(c)
                 lines.append("| %s | %s | %s | %d | %d | %d | %d | %d / %d | %s%% | %s%% | %s / %s / %s "
                              "| %s | %s | %s |" % (
                                  scenario, state, defrag, vm["pswpout"], vm["pswpin"],
                                  vm["compact_stall"], vm["pgscan_direct"],
-                                 vm["thp_fault_alloc"], vm["thp_fault_fallback"],
+                                 thp, thp_fb,
                                  fmt(f["thp_pct"]), fmt(f["local_pct"]),
                                  fmt(f["fault_p50_us"] / 1e3, 1), fmt(f["fault_p99_us"] / 1e3, 1),
                                  fmt(f["fault_max_us"] / 1e3, 1), n, q, fmt(f["wall_ms"])))
@@ -172,6 +198,22 @@ def summary(docs, defrag="madvise"):
                     f["vmstat"]["compact_stall"], fmt(f["fault_p99_us"] / 1e3, 1),
                     fmt_ns(h["p99"]) if h else "-"))
     return lines
+
+
+def orders_lines(doc, scenario="shmem", kind="shmem"):
+    """Where the module put a scenario's hooked THPs of one kind."""
+    lines = ["| module | defrag | local | remote | fallback | passthrough |",
+             "|---|---|--:|--:|--:|--:|"]
+    for state in STATES:
+        for defrag in ("madvise", "always"):
+            c = find(doc, state, defrag, scenario)
+            o = orders(c, kind) if c else None
+            if o is None:
+                continue
+            lines.append("| %s | %s | %d | %d | %d | %d |" % (
+                state, defrag, o["local"], o["remote"], o["fallback"],
+                o["passthrough"]))
+    return lines if len(lines) > 2 else []
 
 
 def baselines(doc):
@@ -264,6 +306,10 @@ def write_md(docs, path):
         if doc["harness_failures"]:
             out += ["Harness failures: " + "; ".join(doc["harness_failures"]), ""]
         out += table(doc) + [""]
+        o = orders_lines(doc)
+        if o:
+            out += ["Shmem scenario, the module's outcome per hooked shmem THP fault "
+                    "(its orders file, kind shmem, all nodes and orders):", ""] + o + [""]
         b = baselines(doc)
         if b:
             out += ["Latency baselines (module absent, same boot):", ""] + b + [""]
@@ -290,7 +336,10 @@ def diamond(x, y, tip=None):
 def chart(docs, path):
     pw, ph = 210, 150          # panel plot area
     ml, mt, gap_x, gap_y = 60, 60, 40, 95
-    cols, rows = len(METRICS), len(SCENARIOS)
+    # Older results lack newer scenarios: no empty row for them.
+    scenarios = [sc for sc in SCENARIOS
+                 if any(find(d, st, "madvise", sc) for d in docs for st in STATES)]
+    cols, rows = len(METRICS), len(scenarios)
     width = ml + cols * (pw + gap_x)
     height = mt + rows * (ph + gap_y) + 10
     s = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
@@ -310,7 +359,7 @@ def chart(docs, path):
         x = ml + (len(docs) + i) * 260
         s.append(diamond(x + 6, 36))
         s.append('<text x="%d" y="40">%s</text>' % (x + 16, escape(legend)))
-    for r, scenario in enumerate(SCENARIOS):
+    for r, scenario in enumerate(scenarios):
         y0 = mt + r * (ph + gap_y) + 20
         s.append('<text x="%d" y="%d" font-size="13" font-weight="bold">%s</text>'
                  % (ml, y0 - 8, escape(SCENARIO_TITLE[scenario])))

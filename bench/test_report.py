@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Host tests of the hooked-allocation columns: thpnuma-bench.sh's
 histogram capture (thpnumactl hist --json on a fake debugfs file, when a
-built thpnumactl is at hand) and report.py's quantiles, tables and chart.
-No VM, no root:
+built thpnumactl is at hand) and orders capture, and report.py's
+quantiles, tables and chart. No VM, no root:
 
     python3 bench/test_report.py [THPNUMACTL]
 """
@@ -54,14 +54,20 @@ def hist_text(per_row):
     return "\n".join(lines) + "\n"
 
 
-def cell(state="local-then-remote", scenario="storm", h=None, p99_us=12000.0):
+def cell(state="local-then-remote", scenario="storm", h=None, p99_us=12000.0,
+         memory=None, orders=None):
     res = {"workload": "thp-swapstorm", "fault": {
         "fault_p50_us": 8000.0, "fault_p99_us": p99_us, "fault_max_us": 15000.0,
         "local_pct": 2.0, "thp_pct": 100.0, "wall_ms": 1800.0,
         "vmstat": {"pswpout": 0, "pswpin": 0, "compact_stall": 0, "pgscan_direct": 0,
                    "thp_fault_alloc": 200, "thp_fault_fallback": 0}}}
+    if memory is not None:
+        res["memory"] = memory
+        res["fault"]["vmstat"].update(thp_file_alloc=97, thp_file_fallback=3)
     if h is not None:
         res["hist"] = h
+    if orders is not None:
+        res["orders"] = orders
     return {"state": state, "defrag": "madvise", "scenario": scenario, "result": res}
 
 
@@ -148,6 +154,98 @@ class Output(unittest.TestCase):
         self.assertNotIn("hooked allocation p99", self.read("chart.svg"))
 
 
+class Shmem(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def read(self, name):
+        with open(os.path.join(self.dir, name), encoding="utf-8") as f:
+            return f.read()
+
+    ORDERS = [{"node": 1, "kind": "shmem", "order": 9, "local": 0, "remote": 90,
+               "fallback": 3, "passthrough": 0},
+              {"node": 0, "kind": "shmem", "order": 9, "local": 7, "remote": 0,
+               "fallback": 0, "passthrough": 0},
+              {"node": 0, "kind": "anon", "order": 9, "local": 5, "remote": 0,
+               "fallback": 0, "passthrough": 0}]
+
+    def test_thp_counts(self):
+        self.assertEqual(report.thp_counts(cell(memory="shmem")), (97, 3))
+        self.assertEqual(report.thp_counts(cell(memory="anon")), (200, 0))
+        self.assertEqual(report.thp_counts(cell()), (200, 0))
+
+    def test_orders(self):
+        self.assertEqual(report.orders(cell(orders=self.ORDERS), "shmem"),
+                         {"local": 7, "remote": 90, "fallback": 3, "passthrough": 0})
+        self.assertEqual(report.orders(cell(orders=[]), "shmem"),
+                         {"local": 0, "remote": 0, "fallback": 0, "passthrough": 0})
+        self.assertIsNone(report.orders(cell(), "shmem"))
+
+    def test_tables_and_chart(self):
+        report.write([doc([cell("absent"), cell("absent", "shmem", memory="shmem"),
+                           cell(scenario="shmem", memory="shmem", orders=self.ORDERS)])],
+                     self.dir)
+        md = self.read("results.md")
+        self.assertIn("| shmem | absent | madvise | 0 | 0 | 0 | 0 | 97 / 3 |", md)
+        self.assertIn("| storm | absent | madvise | 0 | 0 | 0 | 0 | 200 / 0 |", md)
+        self.assertIn("| local-then-remote | madvise | 7 | 90 | 3 | 0 |", md)
+        self.assertIn("| shmem | local-then-remote | 6.1.0 |", self.read("summary.md"))
+        svg = self.read("chart.svg")
+        self.assertIn(report.SCENARIO_TITLE["shmem"], svg)
+        # Scenarios without cells get no row of panels.
+        self.assertNotIn(report.SCENARIO_TITLE["free"], svg)
+
+    def test_no_shmem_cells(self):
+        report.write([doc([cell("absent")])], self.dir)
+        self.assertNotIn("orders file", self.read("results.md"))
+        self.assertNotIn(report.SCENARIO_TITLE["shmem"], self.read("chart.svg"))
+
+
+def guest_function(name):
+    """One shell function of thpnuma-bench.sh, as text."""
+    with open(os.path.join(HERE, "thpnuma-bench.sh")) as f:
+        return re.search(r"^%s\(\) \{\n.*?^\}\n" % name, f.read(), re.M | re.S).group(0)
+
+
+class GuestOrders(unittest.TestCase):
+    """orders_json from thpnuma-bench.sh on a fake orders file."""
+
+    def orders_json(self, text):
+        d = tempfile.mkdtemp()
+        try:
+            with open(os.path.join(d, "orders"), "w") as f:
+                f.write(text)
+            shell = ["busybox", "sh"] if shutil.which("busybox") else ["sh"]
+            p = subprocess.run(shell + ["-c", guest_function("orders_json") + "orders_json"],
+                               env=dict(os.environ, THPNUMA_DIR=d),
+                               capture_output=True, text=True)
+        finally:
+            shutil.rmtree(d)
+        return p.stdout
+
+    HEADER = "node kind order size_kb local remote fallback passthrough\n"
+
+    def test_rows(self):
+        out = self.orders_json(self.HEADER + "0 shmem 9 2048 8 0 0 0\n"
+                               "1 anon 4 64 0 5 1 2\n")
+        self.assertNotIn("\n", out)
+        self.assertEqual(json.loads(out), [
+            {"node": 0, "kind": "shmem", "order": 9, "local": 8, "remote": 0,
+             "fallback": 0, "passthrough": 0},
+            {"node": 1, "kind": "anon", "order": 4, "local": 0, "remote": 5,
+             "fallback": 1, "passthrough": 2}])
+        self.assertEqual(json.loads(self.orders_json(self.HEADER)), [])
+
+    def test_refused_file_gives_no_array(self):
+        for bad in ("", self.HEADER.replace("size_kb", "size"),
+                    "0 shmem 9 2048 8 0 0 0\n"):
+            out = self.orders_json(bad)
+            self.assertFalse(out.startswith("[") and out.endswith("]"), bad)
+
+
 # The thpnumactl to run the guest's capture with: the command line's, or
 # the one make userspace builds.
 THPNUMACTL = os.path.join(os.path.dirname(HERE), "build", "userspace", "thpnumactl")
@@ -158,8 +256,7 @@ class GuestCapture(unittest.TestCase):
     """hist_json from thpnuma-bench.sh, with thpnumactl on a fake debugfs."""
 
     def hist_json(self, text):
-        with open(os.path.join(HERE, "thpnuma-bench.sh")) as f:
-            fn = re.search(r"^hist_json\(\) \{\n.*?^\}\n", f.read(), re.M | re.S).group(0)
+        fn = guest_function("hist_json")
         d = tempfile.mkdtemp()
         try:
             with open(os.path.join(d, "hist"), "w") as f:

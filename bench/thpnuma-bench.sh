@@ -8,8 +8,12 @@
 T=/sys/kernel/mm/transparent_hugepage
 STATES=${BENCH_STATES:-"absent kernel strict-local local-then-remote local-then-remote+zr7"}
 DEFRAGS=${BENCH_DEFRAGS:-"madvise always"}
-SCENARIOS=${BENCH_SCENARIOS:-"storm fragmented free"}
+SCENARIOS=${BENCH_SCENARIOS:-"storm fragmented free shmem"}
 STORM_REGION=${BENCH_STORM_REGION:-400M}
+SHMEM_REGION=${BENCH_SHMEM_REGION:-200M}
+# For a MADV_HUGEPAGE region both defrag values give the same gfp mask:
+# the shmem storm runs under one to keep make bench short.
+SHMEM_DEFRAGS=${BENCH_SHMEM_DEFRAGS:-madvise}
 FRAG_REGION=${BENCH_FRAG_REGION:-128M}
 FREE_REGION=${BENCH_FREE_REGION:-128M}
 ACCESSES=${BENCH_ACCESSES:-200000}
@@ -48,6 +52,7 @@ scenario_cmd() {
 	storm-pagecache) echo "thp-swapstorm --node 0 --fill-level wmark --fill-kind pagecache --fill-dir /tmp --region $STORM_REGION" ;;
 	fragmented) echo "thp-remote-latency --node 0 --no-baselines --region $FRAG_REGION --accesses $ACCESSES" ;;
 	free) echo "thp-swapstorm --node 0 --fill-level 0 --region $FREE_REGION" ;;
+	shmem) echo "thp-swapstorm --node 0 --fill-level wmark --fill-kind anon --memory shmem --region $SHMEM_REGION" ;;
 	baselines) echo "thp-remote-latency --node 0 --region $FRAG_REGION --accesses $ACCESSES" ;;
 	esac
 }
@@ -59,10 +64,32 @@ hist_json() {
 	thpnumactl hist --json | tr -d '\n'
 }
 
+# The module's orders file (per node, THP kind and order: local, remote,
+# fallback, passthrough) as a JSON array on one line; nothing if its header
+# is not the one expected. Rows of zeros are not in the file.
+orders_json() {
+	awk 'NR == 1 {
+		if ($0 != "node kind order size_kb local remote fallback passthrough") {
+			bad = 1
+			exit 1
+		}
+		printf "["
+		next
+	}
+	NF == 8 {
+		printf "%s{\"node\":%d,\"kind\":\"%s\",\"order\":%d,", sep, $1, $2, $3
+		printf "\"local\":%d,\"remote\":%d,\"fallback\":%d,", $5, $6, $7
+		printf "\"passthrough\":%d}", $8
+		sep = ","
+	}
+	END { if (NR && !bad) printf "]" }' "$THPNUMA_DIR/orders" 2>/dev/null
+}
+
 # run_cell [--hist] TAG... -- CMD...: one workload run, its JSON line
 # tagged. --hist (module loaded): the counters are reset right before the
-# run and the hooked allocations' histogram read right after it, outside
-# the workload's own timing, into the JSON as "hist".
+# run and the hooked allocations' histogram and orders table read right
+# after it, outside the workload's own timing, into the JSON as "hist"
+# and "orders".
 run_cell() {
 	want_hist=
 	[ "$1" = --hist ] && { want_hist=1; shift; }
@@ -87,6 +114,11 @@ run_cell() {
 			else
 				diag "cell$tags: no histogram in $THPNUMA_DIR/hist"
 			fi
+			orders=$(orders_json)
+			case $orders in
+			\[*\]) json="${json%\}},\"orders\":$orders}" ;;
+			*) diag "cell$tags: no orders table in $THPNUMA_DIR/orders" ;;
+			esac
 		fi
 		echo "BENCH$tags secs=$secs $json"
 		ok "cell$tags"
@@ -94,6 +126,10 @@ run_cell() {
 		not_ok "cell$tags (exit $?)"
 	fi
 }
+
+# The shmem scenario's huge pages need shmem_enabled advise (or always);
+# every other cell runs under the boot's own setting.
+SHMEM_ENABLED=$(sed 's/.*\[\(.*\)\].*/\1/' $T/shmem_enabled)
 
 echo madvise > $T/enabled
 # Nothing collapses or compacts behind the workloads' backs.
@@ -110,10 +146,17 @@ for state in $STATES; do
 	for defrag in $DEFRAGS; do
 		echo "$defrag" > $T/defrag
 		for sc in $SCENARIOS; do
+			if [ "$sc" = shmem ]; then
+				case " $SHMEM_DEFRAGS " in
+				*" $defrag "*) echo advise > $T/shmem_enabled ;;
+				*) continue ;;
+				esac
+			fi
 			# shellcheck disable=SC2046
 			run_cell $([ "$state" != absent ] && echo --hist) \
 				"state=$state" "defrag=$defrag" "scenario=$sc" -- \
 				$(scenario_cmd "$sc")
+			echo "$SHMEM_ENABLED" > $T/shmem_enabled
 		done
 	done
 done

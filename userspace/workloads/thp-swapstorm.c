@@ -2,7 +2,8 @@
 /*
  * thp-swapstorm: the 2015-2019 regression. Fill one node, then fault a
  * MADV_HUGEPAGE region from a CPU of that node and see what it costs:
- * swap-outs, compaction stalls, fault latency, where the pages went.
+ * swap-outs, compaction stalls, fault latency, where the pages went. The
+ * region is anonymous memory or, like a database's shared buffer, shmem.
  */
 #include "workload.h"
 
@@ -20,6 +21,7 @@ struct opts {
 	const char *fill_level;
 	bool fill_pagecache;
 	const char *fill_dir;
+	bool shmem;
 };
 
 static const char help[] =
@@ -34,6 +36,9 @@ static const char help[] =
 "                    the node; on tmpfs that is shmem, which swaps)\n"
 "  --fill-dir DIR    where the pagecache fill file goes (default .)\n"
 "  --region SIZE     size of the faulted region (default 400M)\n"
+"  --memory M        anon (MAP_PRIVATE, the default) or shmem (MAP_SHARED|\n"
+"                    MAP_ANONYMOUS, a database's shared buffer: huge pages\n"
+"                    need shmem_enabled always or advise)\n"
 "  --json            print one JSON line instead of the summary\n"
 "  --help\n"
 "Reports wall time, fault latency per 2 MiB (p50, p99, max), /proc/vmstat\n"
@@ -55,6 +60,11 @@ static bool own_option(int opt, const char *arg, void *ctx)
 	case 'd':
 		o->fill_dir = arg;
 		return true;
+	case 'm':
+		if (strcmp(arg, "anon") && strcmp(arg, "shmem"))
+			fail(2, "--memory: '%s' is not anon or shmem", arg);
+		o->shmem = !strcmp(arg, "shmem");
+		return true;
 	}
 	return false;
 }
@@ -65,6 +75,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "fill-level", required_argument, NULL, 'l' },
 		{ "fill-kind", required_argument, NULL, 'k' },
 		{ "fill-dir", required_argument, NULL, 'd' },
+		{ "memory", required_argument, NULL, 'm' },
 		WORKLOAD_OPTIONS,
 	};
 
@@ -143,6 +154,24 @@ static size_t fill_pagecache(int node, long target_kb, const char *dir)
 	return used;
 }
 
+/*
+ * A shared anonymous mapping, as PostgreSQL maps its shared buffers:
+ * shmem, put in place of an aligned reservation so that the address and
+ * the file offset (0) are both 2 MiB-aligned, which a PMD mapping needs.
+ */
+static char *map_shmem(size_t size)
+{
+	char *p = map_hpage_aligned(size, 0);
+
+	if (mmap(p, size, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,
+		 -1, 0) == MAP_FAILED)
+		die("mmap shared %zu MiB", size >> 20);
+	if (madvise(p, size, MADV_HUGEPAGE))
+		die("madvise(MADV_HUGEPAGE) shared %zu MiB", size >> 20);
+	return p;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
@@ -163,7 +192,8 @@ int main(int argc, char **argv)
 			fill_anon(o.co.node, target_kb);
 	free_filled = node_meminfo_kb(o.co.node, "MemFree");
 
-	region = map_hpage_aligned(o.co.region, MADV_HUGEPAGE);
+	region = o.shmem ? map_shmem(o.co.region) :
+		map_hpage_aligned(o.co.region, MADV_HUGEPAGE);
 	fault_region(region, o.co.region, &f);
 
 	if (o.co.json) {
@@ -172,6 +202,7 @@ int main(int argc, char **argv)
 		json_begin(&j, stdout, JSON_COMPACT, false);
 		json_workload_context(&j, "thp-swapstorm");
 		json_long(&j, "node", o.co.node);
+		json_string(&j, "memory", o.shmem ? "shmem" : "anon");
 		json_string(&j, "fill_kind", o.fill_pagecache ? "pagecache" : "anon");
 		json_string(&j, "fill_level", o.fill_level);
 		json_long(&j, "fill_mb", filled >> 20);
@@ -183,9 +214,10 @@ int main(int argc, char **argv)
 		json_end(&j);
 	} else {
 		printf("thp-swapstorm: node %d, fill %s %s: %zu MiB "
-		       "(MemFree %ld -> %ld MiB)\n", o.co.node,
+		       "(MemFree %ld -> %ld MiB), %s region\n", o.co.node,
 		       o.fill_pagecache ? "pagecache" : "anon", o.fill_level,
-		       filled >> 20, free_before / 1024, free_filled / 1024);
+		       filled >> 20, free_before / 1024, free_filled / 1024,
+		       o.shmem ? "shmem" : "anon");
 		print_region_fault(stdout, "region", &f, o.co.node);
 	}
 	return 0;

@@ -86,12 +86,71 @@ double quantile(const double *sorted, size_t n, double q)
 	return n ? sorted[(size_t)((n - 1) * q)] : 0;
 }
 
+long vma_pmd_mapped_kb(const void *p)
+{
+	/* A VMA has one of them: anonymous, shmem or file memory. */
+	static const char *const fields[] = {
+		"AnonHugePages:", "ShmemPmdMapped:", "FilePmdMapped:",
+	};
+	unsigned long addr = (unsigned long)p, lo, hi;
+	char line[512], name[64];
+	bool in_vma = false, found = false;
+	long kb = 0, v;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	if (!f)
+		die("open /proc/self/smaps");
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 &&
+		    strchr(line, '-') < strchr(line, ' ')) {
+			if (found)
+				break;
+			in_vma = addr >= lo && addr < hi;
+			continue;
+		}
+		if (!in_vma || sscanf(line, "%63s %ld kB", name, &v) != 2)
+			continue;
+		for (size_t i = 0; i < sizeof(fields) / sizeof(*fields); i++) {
+			if (!strcmp(name, fields[i])) {
+				kb += v;
+				found = true;
+			}
+		}
+	}
+	fclose(f);
+	return found ? kb : -1;
+}
+
+static const char *const file_vm_names[NR_FILE_VM] = {
+	"thp_file_alloc", "thp_file_fallback",
+};
+
+static void file_vm_read(long *v)
+{
+	char line[256], name[64];
+	long val;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		die("open /proc/vmstat");
+	for (int i = 0; i < NR_FILE_VM; i++)
+		v[i] = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %ld", name, &val) != 2)
+			continue;
+		for (int i = 0; i < NR_FILE_VM; i++)
+			if (!strcmp(name, file_vm_names[i]))
+				v[i] = val;
+	}
+	fclose(f);
+}
+
 void measure_region(char *p, size_t size, struct region_fault *f)
 {
 	enum { BATCH = 4096 };
 	void *pages[BATCH];
 	int status[BATCH];
-	long kb = vma_thp_kb(p);
+	long kb = vma_pmd_mapped_kb(p);
 
 	f->thp_pct = kb < 0 ? 0 : 100.0 * kb * 1024 / size;
 	f->nodes = nr_nodes();
@@ -120,12 +179,14 @@ void fault_region(char *p, size_t size, struct region_fault *f)
 	size_t chunks = size / HPAGE_SIZE;
 	double *lat = calloc(chunks ? chunks : 1, sizeof(*lat));
 	struct vmstat a, b;
+	long fa[NR_FILE_VM], fb[NR_FILE_VM];
 	double t0;
 
 	if (!lat)
 		die("calloc");
 	f->size = size;
 	vmstat_read(&a);
+	file_vm_read(fa);
 	t0 = now_seconds();
 	for (size_t c = 0; c < chunks; c++) {
 		char *chunk = p + c * HPAGE_SIZE;
@@ -138,7 +199,10 @@ void fault_region(char *p, size_t size, struct region_fault *f)
 	}
 	f->wall_s = now_seconds() - t0;
 	vmstat_read(&b);
+	file_vm_read(fb);
 	vmstat_delta(&f->vm, &a, &b);
+	for (int i = 0; i < NR_FILE_VM; i++)
+		f->file_vm[i] = fb[i] - fa[i];
 	sort_doubles(lat, chunks);
 	f->p50_us = quantile(lat, chunks, 0.5);
 	f->p99_us = quantile(lat, chunks, 0.99);
@@ -169,6 +233,8 @@ void json_workload_context(struct json_writer *j, const char *workload)
 	json_string(j, "thp_enabled", knob);
 	thp_setting("defrag", knob, sizeof(knob));
 	json_string(j, "thp_defrag", knob);
+	thp_setting("shmem_enabled", knob, sizeof(knob));
+	json_string(j, "thp_shmem_enabled", knob);
 }
 
 void json_region_fault(struct json_writer *j, const char *key,
@@ -183,6 +249,8 @@ void json_region_fault(struct json_writer *j, const char *key,
 	json_object(j, "vmstat", false);
 	for (int i = 0; i < NR_VM; i++)
 		json_long(j, vmstat_names[i], f->vm.v[i]);
+	for (int i = 0; i < NR_FILE_VM; i++)
+		json_long(j, file_vm_names[i], f->file_vm[i]);
 	json_close(j);
 	json_double(j, "thp_pct", f->thp_pct);
 	json_longs(j, "node_pages", f->node_pages, f->nodes);
@@ -201,6 +269,8 @@ void print_region_fault(FILE *out, const char *title, const struct region_fault 
 	fprintf(out, "  vmstat:");
 	for (int i = 0; i < NR_VM; i++)
 		fprintf(out, " %s %ld", vmstat_names[i], f->vm.v[i]);
+	for (int i = 0; i < NR_FILE_VM; i++)
+		fprintf(out, " %s %ld", file_vm_names[i], f->file_vm[i]);
 	fprintf(out, "\n  THP coverage %.1f%%; pages per node:", f->thp_pct);
 	for (int n = 0; n < f->nodes; n++)
 		fprintf(out, " node%d %ld", n, f->node_pages[n]);

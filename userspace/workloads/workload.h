@@ -47,13 +47,17 @@ void workload_getopt(int argc, char **argv, const struct option *longopts,
 		     bool (*own)(int opt, const char *arg, void *ctx),
 		     void *ctx);
 
+/* Shmem THP counters of /proc/vmstat, beside memory.h's. */
+enum file_vm_item { FILE_VM_THP_ALLOC, FILE_VM_THP_FALLBACK, NR_FILE_VM };
+
 /* The result of faulting a region in 2 MiB chunks. */
 struct region_fault {
 	size_t size;
 	double wall_s;		/* the whole region */
 	double p50_us, p99_us, max_us;	/* per 2 MiB chunk */
 	struct vmstat vm;	/* deltas over the fault */
-	double thp_pct;		/* AnonHugePages / size, from smaps */
+	long file_vm[NR_FILE_VM];	/* thp_file_* deltas */
+	double thp_pct;		/* PMD-mapped THPs / size, from smaps */
 	long node_pages[MAX_NODES];	/* 4 KiB pages per node, move_pages */
 	long missing_pages;	/* not resident (swapped out already) */
 	int nodes;
@@ -64,6 +68,12 @@ void measure_region(char *p, size_t size, struct region_fault *f);
 double region_local_pct(const struct region_fault *f, int node);
 
 /* The common context every workload reports: kernel, nodes, THP knobs. */
+/*
+ * kB of this process's VMA holding @p mapped by PMDs: AnonHugePages,
+ * ShmemPmdMapped or FilePmdMapped, whichever the VMA is; -1 if none.
+ */
+long vma_pmd_mapped_kb(const void *p);
+
 void json_workload_context(struct json_writer *j, const char *workload);
 void json_region_fault(struct json_writer *j, const char *key,
 		       const struct region_fault *f, int local_node);
