@@ -493,3 +493,232 @@ pid_t start_locked_fill(void)
 {
 	return start_holder(0, fill_locked_to_low, 0);
 }
+
+/* The outcome a column of the orders file holds, or -1. */
+static int order_outcome_of(const char *name)
+{
+	for (int i = 0; i < THPNUMA_NR_ORDER_OUTCOMES; i++)
+		if (!strcmp(name, thpnuma_order_outcome_names[i]))
+			return i;
+	return -1;
+}
+
+static int kind_of(const char *name)
+{
+	for (int i = 0; i < THPNUMA_NR_KINDS; i++)
+		if (!strcmp(name, thpnuma_kind_names[i]))
+			return i;
+	return -1;
+}
+
+#define ORDERS_MAX_COLS	16
+
+/*
+ * Columns are found by name, so a new one does not break the tests; the
+ * keys node, kind, order and size_kb must agree (size_kb = 4 << order).
+ */
+int read_orders(struct thpnuma_orders *o)
+{
+	static char text[1 << 16];
+	int col[ORDERS_MAX_COLS], ncols = 0, key[4] = { -1, -1, -1, -1 };
+	static const char *const keys[4] = { "node", "kind", "order", "size_kb" };
+	char *line, *save, *tok, *tsave;
+
+	memset(o, 0, sizeof(*o));
+	if (read_file(THPNUMA_DEBUGFS "/orders", text, sizeof(text)) < 0)
+		return -1;
+	line = strtok_r(text, "\n", &save);
+	if (!line)
+		return -1;
+	for (tok = strtok_r(line, " \t", &tsave); tok && ncols < ORDERS_MAX_COLS;
+	     tok = strtok_r(NULL, " \t", &tsave), ncols++) {
+		col[ncols] = order_outcome_of(tok);
+		for (int k = 0; k < 4; k++)
+			if (!strcmp(tok, keys[k]))
+				key[k] = ncols;
+	}
+	for (int k = 0; k < 4; k++)
+		if (key[k] < 0)
+			goto bad;
+	while ((line = strtok_r(NULL, "\n", &save))) {
+		char *f[ORDERS_MAX_COLS];
+		int n = 0, node, kind, order;
+
+		for (tok = strtok_r(line, " \t", &tsave); tok && n < ncols;
+		     tok = strtok_r(NULL, " \t", &tsave))
+			f[n++] = tok;
+		if (n != ncols)
+			goto bad;
+		node = atoi(f[key[0]]);
+		kind = kind_of(f[key[1]]);
+		order = atoi(f[key[2]]);
+		if (node < 0 || node >= MAX_NODES || kind < 0 || order < 1 ||
+		    order > THPNUMA_MAX_THP_ORDER ||
+		    atol(f[key[3]]) != 4L << order)
+			goto bad;
+		for (int c = 0; c < ncols; c++)
+			if (col[c] >= 0)
+				o->v[node][kind][order][col[c]] =
+					strtoull(f[c], NULL, 10);
+	}
+	return 0;
+bad:
+	printf("# orders: unexpected header or row\n");
+	memset(o, 0, sizeof(*o));
+	return -1;
+}
+
+uint64_t orders_delta(const struct thpnuma_orders *a,
+		      const struct thpnuma_orders *b, int node, int kind,
+		      int order, int outcome)
+{
+	return b->v[node][kind][order][outcome] -
+	       a->v[node][kind][order][outcome];
+}
+
+uint64_t orders_delta_all(const struct thpnuma_orders *a,
+			  const struct thpnuma_orders *b, int outcome)
+{
+	uint64_t sum = 0;
+
+	for (int n = 0; n < MAX_NODES; n++)
+		for (int k = 0; k < THPNUMA_NR_KINDS; k++)
+			for (int o = 1; o <= THPNUMA_MAX_THP_ORDER; o++)
+				sum += orders_delta(a, b, n, k, o, outcome);
+	return sum;
+}
+
+#define KPF_COMPOUND_HEAD	15
+#define KPF_COMPOUND_TAIL	16
+
+/* kpageflags of the page mapped at @addr; 0 if none is mapped. */
+static int page_flags(int pagemap, int kflags, unsigned long addr,
+		      unsigned long long *pfn, unsigned long long *flags)
+{
+	unsigned long long entry;
+
+	*flags = 0;
+	*pfn = 0;
+	if (pread(pagemap, &entry, 8, addr / BASE_PAGE_SIZE * 8) != 8)
+		return -1;
+	if (!(entry >> 63))
+		return 0;
+	*pfn = entry & ((1ULL << 55) - 1);
+	return pread(kflags, flags, 8, *pfn * 8) == 8 ? 0 : -1;
+}
+
+int region_folios(char *p, size_t size, long per_node[][FOLIO_ORDERS])
+{
+	size_t n = size / BASE_PAGE_SIZE, i = 0;
+	int pagemap = open("/proc/self/pagemap", O_RDONLY);
+	int kflags = open("/proc/kpageflags", O_RDONLY);
+	void **pages = calloc(n + 1, sizeof(*pages));
+	int *status = calloc(n + 1, sizeof(*status));
+	int ret = -1;
+
+	memset(per_node, 0, MAX_NODES * sizeof(*per_node));
+	if (pagemap < 0 || kflags < 0 || !pages || !status)
+		goto out;
+	for (i = 0; i < n; i++)
+		pages[i] = p + i * BASE_PAGE_SIZE;
+	/* Nodes NULL: each page's node in status, or -errno. */
+	if (syscall(SYS_move_pages, 0, n, pages, NULL, status, 0))
+		goto out;
+	for (i = 0; i < n;) {
+		unsigned long long pfn, flags, tpfn, tflags;
+		size_t len = 1;
+		int order = 0;
+
+		if (page_flags(pagemap, kflags, (unsigned long)pages[i], &pfn,
+			       &flags))
+			goto out;
+		if (!pfn) {		/* not faulted */
+			i++;
+			continue;
+		}
+		if (flags & (1ULL << KPF_COMPOUND_HEAD)) {
+			while (i + len < n) {
+				if (page_flags(pagemap, kflags,
+					       (unsigned long)pages[i + len],
+					       &tpfn, &tflags))
+					goto out;
+				if (tpfn != pfn + len ||
+				    !(tflags & (1ULL << KPF_COMPOUND_TAIL)))
+					break;
+				len++;
+			}
+			while ((1UL << order) < len)
+				order++;
+			if ((1UL << order) != len || order >= FOLIO_ORDERS)
+				goto out;	/* a folio cut by the region */
+		}
+		if (status[i] < 0 || status[i] >= MAX_NODES)
+			goto out;
+		per_node[status[i]][order]++;
+		i += len;
+	}
+	ret = 0;
+out:
+	if (ret)
+		printf("# %s: page %zu of %zu unreadable\n", __func__, i, n);
+	free(pages);
+	free(status);
+	if (pagemap >= 0)
+		close(pagemap);
+	if (kflags >= 0)
+		close(kflags);
+	return ret;
+}
+
+char *map_shared_aligned(size_t size, int fd)
+{
+	char *p = map_hpage_aligned(size, 0);
+	int flags = MAP_SHARED | MAP_FIXED | (fd < 0 ? MAP_ANONYMOUS : 0);
+
+	/* Over the aligned reservation: file offset 0 at a 2 MiB boundary. */
+	if (mmap(p, size, PROT_READ | PROT_WRITE, flags, fd, 0) != p)
+		die("mmap shared %zu MiB", size >> 20);
+	return p;
+}
+
+long mthp_stat(int size_kb, const char *name)
+{
+	char path[128], buf[32];
+
+	snprintf(path, sizeof(path), THP_SYSFS "/hugepages-%dkB/stats/%s",
+		 size_kb, name);
+	return read_file(path, buf, sizeof(buf)) > 0 ? atol(buf) : -1;
+}
+
+long node_headroom_kb(int node)
+{
+	long free = 0, boost = 0, min = 0, v, pages = 0;
+	char line[256];
+	int nid, in_node = 0;
+	FILE *f = fopen("/proc/zoneinfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Node %d, zone", &nid) == 1) {
+			if (in_node && free > min - boost)
+				pages += free - (min - boost);
+			in_node = nid == node;
+			free = boost = min = 0;
+		} else if (!in_node) {
+			continue;
+		} else if (sscanf(line, " pages free %ld", &v) == 1) {
+			free = v;
+		} else if (sscanf(line, " boost %ld", &v) == 1) {
+			boost = v;
+		} else if (sscanf(line, " min %ld", &v) == 1) {
+			min = v;
+		} else if (sscanf(line, " count: %ld", &v) == 1) {
+			pages += v;
+		}
+	}
+	if (in_node && free > min - boost)
+		pages += free - (min - boost);
+	fclose(f);
+	return pages * (BASE_PAGE_SIZE / 1024);
+}
