@@ -481,6 +481,28 @@ TEST_F_TIMEOUT(free_node, mthp_all_local, 120)
 	EXPECT_EQ(0, m.vm[FAULT_ALLOC] + m.vm[FAULT_FALLBACK]);
 }
 
+/* Anonymous shmem of the 64 kB size only (6.11+: per-size shmem_enabled). */
+TEST_F_TIMEOUT(free_node, shmem_mthp_all_local, 120)
+{
+	const long want = SMALL_REGION / MTHP_SIZE;
+	struct measurement m = { 0 };
+
+	if (access(MTHP_DIR "/shmem_enabled", F_OK))
+		SKIP(return, "no " MTHP_DIR "/shmem_enabled: needs 6.11+");
+	ASSERT_EQ(0, write_file(THP_SYSFS "/shmem_enabled", "never"));
+	ASSERT_EQ(0, write_file(MTHP_DIR "/shmem_enabled", "always"));
+	fault_region(&m, ANON_SHARED, SMALL_REGION, -1);
+	log_measurement(_metadata, &m);
+	expect_exact(_metadata, &m, SHMEM, MTHP_ORDER, m.mthp[M_SHMEM_ALLOC],
+		     m.mthp[M_SHMEM_FALLBACK]);
+	EXPECT_EQ(want, m.mthp[M_SHMEM_ALLOC]);
+	EXPECT_EQ(want, m.folios[0][MTHP_ORDER]);
+	EXPECT_EQ(0, folios_off_node0(&m, MTHP_ORDER));
+	EXPECT_EQ(want, od(&m, 0, SHMEM, MTHP_ORDER, LOCAL));
+	EXPECT_EQ(want, sd(&m, 0, THPNUMA_THP_LOCAL));
+	EXPECT_EQ(0, m.vm[FILE_ALLOC] + m.vm[FILE_FALLBACK]);
+}
+
 /*
  * An explicit policy on the shmem file (mbind on its mapping, or the
  * tmpfs mount's mpol=) wins over every thpnuma policy: each THP
