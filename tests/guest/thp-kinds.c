@@ -60,7 +60,7 @@ struct measurement {
 	long headroom_kb, sreclaimable_kb;		/* node 0, at start */
 	bool orders_ok, folios_ok;
 	struct thpnuma_stats s0, s1;
-	struct thpnuma_orders o0, o1;
+	struct orders_table o0, o1;
 	long folios[MAX_NODES][FOLIO_ORDERS];	/* of the region, at the end */
 };
 

@@ -494,90 +494,46 @@ pid_t start_locked_fill(void)
 	return start_holder(0, fill_locked_to_low, 0);
 }
 
-/* The outcome a column of the orders file holds, or -1. */
-static int order_outcome_of(const char *name)
-{
-	for (int i = 0; i < THPNUMA_NR_ORDER_OUTCOMES; i++)
-		if (!strcmp(name, thpnuma_order_outcome_names[i]))
-			return i;
-	return -1;
-}
-
-static int kind_of(const char *name)
-{
-	for (int i = 0; i < THPNUMA_NR_KINDS; i++)
-		if (!strcmp(name, thpnuma_kind_names[i]))
-			return i;
-	return -1;
-}
-
-#define ORDERS_MAX_COLS	16
-
-/*
- * Columns are found by name, so a new one does not break the tests; the
- * keys node, kind, order and size_kb must agree (size_kb = 4 << order).
- */
-int read_orders(struct thpnuma_orders *o)
+int read_orders(struct orders_table *t)
 {
 	static char text[1 << 16];
-	int col[ORDERS_MAX_COLS], ncols = 0, key[4] = { -1, -1, -1, -1 };
-	static const char *const keys[4] = { "node", "kind", "order", "size_kb" };
-	char *line, *save, *tok, *tsave;
+	struct thpnuma_orders o = { 0 };
+	char err[256];
+	int ret = 0;
 
-	memset(o, 0, sizeof(*o));
+	memset(t, 0, sizeof(*t));
 	if (read_file(THPNUMA_DEBUGFS "/orders", text, sizeof(text)) < 0)
 		return -1;
-	line = strtok_r(text, "\n", &save);
-	if (!line)
+	if (orders_parse(text, &o, err, sizeof(err))) {
+		printf("# orders: %s\n", err);
 		return -1;
-	for (tok = strtok_r(line, " \t", &tsave); tok && ncols < ORDERS_MAX_COLS;
-	     tok = strtok_r(NULL, " \t", &tsave), ncols++) {
-		col[ncols] = order_outcome_of(tok);
-		for (int k = 0; k < 4; k++)
-			if (!strcmp(tok, keys[k]))
-				key[k] = ncols;
 	}
-	for (int k = 0; k < 4; k++)
-		if (key[k] < 0)
-			goto bad;
-	while ((line = strtok_r(NULL, "\n", &save))) {
-		char *f[ORDERS_MAX_COLS];
-		int n = 0, node, kind, order;
+	for (unsigned int i = 0; i < o.nr_rows && !ret; i++) {
+		const struct order_row *r = &o.rows[i];
 
-		for (tok = strtok_r(line, " \t", &tsave); tok && n < ncols;
-		     tok = strtok_r(NULL, " \t", &tsave))
-			f[n++] = tok;
-		if (n != ncols)
-			goto bad;
-		node = atoi(f[key[0]]);
-		kind = kind_of(f[key[1]]);
-		order = atoi(f[key[2]]);
-		if (node < 0 || node >= MAX_NODES || kind < 0 || order < 1 ||
-		    order > THPNUMA_MAX_THP_ORDER ||
-		    atol(f[key[3]]) != 4L << order)
-			goto bad;
-		for (int c = 0; c < ncols; c++)
-			if (col[c] >= 0)
-				o->v[node][kind][order][col[c]] =
-					strtoull(f[c], NULL, 10);
+		if (r->node < 0 || r->node >= MAX_NODES) {
+			printf("# orders: node %d out of range\n", r->node);
+			memset(t, 0, sizeof(*t));
+			ret = -1;
+			break;
+		}
+		memcpy(t->v[r->node][r->kind][r->order], r->count,
+		       sizeof(r->count));
 	}
-	return 0;
-bad:
-	printf("# orders: unexpected header or row\n");
-	memset(o, 0, sizeof(*o));
-	return -1;
+	orders_free(&o);
+	return ret;
 }
 
-uint64_t orders_delta(const struct thpnuma_orders *a,
-		      const struct thpnuma_orders *b, int node, int kind,
+uint64_t orders_delta(const struct orders_table *a,
+		      const struct orders_table *b, int node, int kind,
 		      int order, int outcome)
 {
 	return b->v[node][kind][order][outcome] -
 	       a->v[node][kind][order][outcome];
 }
 
-uint64_t orders_delta_all(const struct thpnuma_orders *a,
-			  const struct thpnuma_orders *b, int outcome)
+uint64_t orders_delta_all(const struct orders_table *a,
+			  const struct orders_table *b, int outcome)
 {
 	uint64_t sum = 0;
 

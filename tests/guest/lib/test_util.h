@@ -29,6 +29,7 @@
 
 #include "counters.h"
 #include "stats.h"
+#include "orders.h"
 #include "memory.h"
 #include "nodes.h"
 
@@ -122,21 +123,21 @@ long env_long(const char *name, long def);
 const char *dmesg_splat(char *line, size_t size, bool *known);
 
 /*
- * The orders file: per faulting node, THP kind and order, the outcomes
- * local, remote, fallback and passthrough (counters.h), read by column
- * name. 0, or -1 (the file is absent or a row is malformed) with @o zeroed.
+ * The orders file (parsed by orders.c) as a table: per faulting node, THP
+ * kind and order, the outcomes local, remote, fallback and passthrough.
+ * 0, or -1 (the file is absent or malformed) with @t zeroed.
  */
-struct thpnuma_orders {
+struct orders_table {
 	uint64_t v[MAX_NODES][THPNUMA_NR_KINDS][THPNUMA_ORDER_SLOTS]
 		  [THPNUMA_NR_ORDER_OUTCOMES];
 };
-int read_orders(struct thpnuma_orders *o);
-uint64_t orders_delta(const struct thpnuma_orders *a,
-		      const struct thpnuma_orders *b, int node, int kind,
+int read_orders(struct orders_table *t);
+uint64_t orders_delta(const struct orders_table *a,
+		      const struct orders_table *b, int node, int kind,
 		      int order, int outcome);
 /* @outcome's delta summed over every node, kind and order. */
-uint64_t orders_delta_all(const struct thpnuma_orders *a,
-			  const struct thpnuma_orders *b, int outcome);
+uint64_t orders_delta_all(const struct orders_table *a,
+			  const struct orders_table *b, int outcome);
 
 /*
  * Folios mapped in [p, p + size), which must hold whole folios, by node
