@@ -493,3 +493,188 @@ pid_t start_locked_fill(void)
 {
 	return start_holder(0, fill_locked_to_low, 0);
 }
+
+int read_orders(struct orders_table *t)
+{
+	static char text[1 << 16];
+	struct thpnuma_orders o = { 0 };
+	char err[256];
+	int ret = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (read_file(THPNUMA_DEBUGFS "/orders", text, sizeof(text)) < 0)
+		return -1;
+	if (orders_parse(text, &o, err, sizeof(err))) {
+		printf("# orders: %s\n", err);
+		return -1;
+	}
+	for (unsigned int i = 0; i < o.nr_rows && !ret; i++) {
+		const struct order_row *r = &o.rows[i];
+
+		if (r->node < 0 || r->node >= MAX_NODES) {
+			printf("# orders: node %d out of range\n", r->node);
+			memset(t, 0, sizeof(*t));
+			ret = -1;
+			break;
+		}
+		memcpy(t->v[r->node][r->kind][r->order], r->count,
+		       sizeof(r->count));
+	}
+	orders_free(&o);
+	return ret;
+}
+
+uint64_t orders_delta(const struct orders_table *a,
+		      const struct orders_table *b, int node, int kind,
+		      int order, int outcome)
+{
+	return b->v[node][kind][order][outcome] -
+	       a->v[node][kind][order][outcome];
+}
+
+uint64_t orders_delta_all(const struct orders_table *a,
+			  const struct orders_table *b, int outcome)
+{
+	uint64_t sum = 0;
+
+	for (int n = 0; n < MAX_NODES; n++)
+		for (int k = 0; k < THPNUMA_NR_KINDS; k++)
+			for (int o = 1; o <= THPNUMA_MAX_THP_ORDER; o++)
+				sum += orders_delta(a, b, n, k, o, outcome);
+	return sum;
+}
+
+#define KPF_COMPOUND_HEAD	15
+#define KPF_COMPOUND_TAIL	16
+
+/* kpageflags of the page mapped at @addr; 0 if none is mapped. */
+static int page_flags(int pagemap, int kflags, unsigned long addr,
+		      unsigned long long *pfn, unsigned long long *flags)
+{
+	unsigned long long entry;
+
+	*flags = 0;
+	*pfn = 0;
+	if (pread(pagemap, &entry, 8, addr / BASE_PAGE_SIZE * 8) != 8)
+		return -1;
+	if (!(entry >> 63))
+		return 0;
+	*pfn = entry & ((1ULL << 55) - 1);
+	return pread(kflags, flags, 8, *pfn * 8) == 8 ? 0 : -1;
+}
+
+int region_folios(char *p, size_t size, long per_node[][FOLIO_ORDERS])
+{
+	size_t n = size / BASE_PAGE_SIZE, i = 0;
+	int pagemap = open("/proc/self/pagemap", O_RDONLY);
+	int kflags = open("/proc/kpageflags", O_RDONLY);
+	void **pages = calloc(n + 1, sizeof(*pages));
+	int *status = calloc(n + 1, sizeof(*status));
+	int ret = -1;
+
+	memset(per_node, 0, MAX_NODES * sizeof(*per_node));
+	if (pagemap < 0 || kflags < 0 || !pages || !status)
+		goto out;
+	for (i = 0; i < n; i++)
+		pages[i] = p + i * BASE_PAGE_SIZE;
+	/* Nodes NULL: each page's node in status, or -errno. */
+	if (syscall(SYS_move_pages, 0, n, pages, NULL, status, 0))
+		goto out;
+	for (i = 0; i < n;) {
+		unsigned long long pfn, flags, tpfn, tflags;
+		size_t len = 1;
+		int order = 0;
+
+		if (page_flags(pagemap, kflags, (unsigned long)pages[i], &pfn,
+			       &flags))
+			goto out;
+		if (!pfn) {		/* not faulted */
+			i++;
+			continue;
+		}
+		if (flags & (1ULL << KPF_COMPOUND_HEAD)) {
+			while (i + len < n) {
+				if (page_flags(pagemap, kflags,
+					       (unsigned long)pages[i + len],
+					       &tpfn, &tflags))
+					goto out;
+				if (tpfn != pfn + len ||
+				    !(tflags & (1ULL << KPF_COMPOUND_TAIL)))
+					break;
+				len++;
+			}
+			while ((1UL << order) < len)
+				order++;
+			if ((1UL << order) != len || order >= FOLIO_ORDERS)
+				goto out;	/* a folio cut by the region */
+		}
+		if (status[i] < 0 || status[i] >= MAX_NODES)
+			goto out;
+		per_node[status[i]][order]++;
+		i += len;
+	}
+	ret = 0;
+out:
+	if (ret)
+		printf("# %s: page %zu of %zu unreadable\n", __func__, i, n);
+	free(pages);
+	free(status);
+	if (pagemap >= 0)
+		close(pagemap);
+	if (kflags >= 0)
+		close(kflags);
+	return ret;
+}
+
+char *map_shared_aligned(size_t size, int fd)
+{
+	char *p = map_hpage_aligned(size, 0);
+	int flags = MAP_SHARED | MAP_FIXED | (fd < 0 ? MAP_ANONYMOUS : 0);
+
+	/* Over the aligned reservation: file offset 0 at a 2 MiB boundary. */
+	if (mmap(p, size, PROT_READ | PROT_WRITE, flags, fd, 0) != p)
+		die("mmap shared %zu MiB", size >> 20);
+	return p;
+}
+
+long mthp_stat(int size_kb, const char *name)
+{
+	char path[128], buf[32];
+
+	snprintf(path, sizeof(path), THP_SYSFS "/hugepages-%dkB/stats/%s",
+		 size_kb, name);
+	return read_file(path, buf, sizeof(buf)) > 0 ? atol(buf) : -1;
+}
+
+long node_headroom_kb(int node)
+{
+	long free = 0, boost = 0, min = 0, v, pages = 0;
+	char line[256];
+	int nid, in_node = 0;
+	FILE *f = fopen("/proc/zoneinfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Node %d, zone", &nid) == 1) {
+			if (in_node && free > min - boost)
+				pages += free - (min - boost);
+			in_node = nid == node;
+			free = boost = min = 0;
+		} else if (!in_node) {
+			continue;
+		} else if (sscanf(line, " pages free %ld", &v) == 1) {
+			free = v;
+		} else if (sscanf(line, " boost %ld", &v) == 1) {
+			boost = v;
+		} else if (sscanf(line, " min %ld", &v) == 1) {
+			min = v;
+		} else if (sscanf(line, " count: %ld", &v) == 1) {
+			pages += v;
+		}
+	}
+	if (in_node && free > min - boost)
+		pages += free - (min - boost);
+	fclose(f);
+	return pages * (BASE_PAGE_SIZE / 1024);
+}

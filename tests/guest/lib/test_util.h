@@ -29,6 +29,7 @@
 
 #include "counters.h"
 #include "stats.h"
+#include "orders.h"
 #include "memory.h"
 #include "nodes.h"
 
@@ -120,5 +121,45 @@ long env_long(const char *name, long def);
  * *@known is false when no pattern was given.
  */
 const char *dmesg_splat(char *line, size_t size, bool *known);
+
+/*
+ * The orders file (parsed by orders.c) as a table: per faulting node, THP
+ * kind and order, the outcomes local, remote, fallback and passthrough.
+ * 0, or -1 (the file is absent or malformed) with @t zeroed.
+ */
+struct orders_table {
+	uint64_t v[MAX_NODES][THPNUMA_NR_KINDS][THPNUMA_ORDER_SLOTS]
+		  [THPNUMA_NR_ORDER_OUTCOMES];
+};
+int read_orders(struct orders_table *t);
+uint64_t orders_delta(const struct orders_table *a,
+		      const struct orders_table *b, int node, int kind,
+		      int order, int outcome);
+/* @outcome's delta summed over every node, kind and order. */
+uint64_t orders_delta_all(const struct orders_table *a,
+			  const struct orders_table *b, int outcome);
+
+/*
+ * Folios mapped in [p, p + size), which must hold whole folios, by node
+ * and order (order 0: pages of no large folio), from pagemap, kpageflags
+ * and move_pages() (needs root). 0, or -1 if a page could not be read.
+ */
+#define FOLIO_ORDERS	(THPNUMA_MAX_THP_ORDER + 1)
+int region_folios(char *p, size_t size, long per_node[][FOLIO_ORDERS]);
+
+/*
+ * A shared mapping of @fd (-1: MAP_ANONYMOUS) from offset 0, placed
+ * 2 MiB-aligned so that shmem can map its huge pages; exits on failure.
+ */
+char *map_shared_aligned(size_t size, int fd);
+
+/* An mTHP size's per-size stat (anon_fault_alloc, ...); -1 if absent. */
+long mthp_stat(int size_kb, const char *name);
+
+/*
+ * What @node can give without reclaim, in kB: per zone, free pages above
+ * the min watermark (boost left out), plus the per-CPU lists' pages.
+ */
+long node_headroom_kb(int node);
 
 #endif /* THPNUMA_TEST_UTIL_H */
