@@ -11,7 +11,7 @@ KO=/lib/thpnuma.ko
 out=/tmp/thpnumactl.out
 err=/tmp/thpnumactl.err
 
-tap_plan 56
+tap_plan 62
 
 
 # The start of the JSON line thpnumactl stat should print for each row of
@@ -113,6 +113,9 @@ expect "zone-reclaim reads back" 0 "5 (reclaim,swap)" zone-reclaim
 expect "scope madvise" 0 madvise scope madvise
 check "debugfs scope is madvise" grep -qF "[madvise]" $THPNUMA_DIR/scope
 expect "scope reads back" 0 madvise scope
+expect "coverage pmd+mthp" 0 pmd+mthp coverage pmd+mthp
+check "debugfs coverage is pmd+mthp" grep -qF "[pmd+mthp]" $THPNUMA_DIR/coverage
+expect "coverage all" 0 all coverage all
 
 # ---- stats ---------------------------------------------------------------------
 # Real THP faults first, so the comparison below is of non-zero counters.
@@ -121,6 +124,11 @@ check "THP faults were counted" test "$(stats_sum thp_local thp_remote thp_fallb
 check "stat --json equals the debugfs stats file" json_matches_stats stat
 expect "stat table has node columns and Total" 0 "Total" stat
 expect "stat --prometheus" 0 'thpnuma_thp_local_total{node="1"}' stat --prometheus
+expect "stat shows the orders table" 0 "anon 2048kB" stat
+expect "stat --json has the orders" 0 '"kind": "anon"' stat --json
+expect "stat --prometheus has the orders" 0 \
+	'thpnuma_order_local_total{node="0",kind="anon",size_kb="2048"}' \
+	stat --prometheus
 expect "watch -c 1" 0 "all" watch -i 0.2 -c 1
 expect "hist shows the faults above" 0 " allocation" hist
 check "hist --json counts equal the stats file's" json_matches_stats hist
