@@ -57,14 +57,17 @@ done
 # 5.10 has no split_huge_page_test nor migration test, and its
 # transhuge-stress runs until stopped, as 6.1's does. Shmem THP: khugepaged
 # all:shmem (6.1 on), split_huge_page_test (tmpfs huge=), and on 7.x
-# folio_split_race_test; mTHP (6.8 on): cow, khugepaged -s (anon and shmem
+# folio_split_race_test; tmpfs huge=advise: khugepaged all:file on the mount
+# conformance.sh makes; mTHP (6.8 on): cow, khugepaged -s (anon and shmem
 # sizes) and -c (mTHP collapse). They set and restore their own sysfs.
 case $ver in
 5.10) tests="transhuge-stress:40:64 khugepaged:600 compaction_test:300" ;;
 6.1) tests="transhuge-stress:40:64 split_huge_page_test:900 khugepaged:600
-	khugepaged@shmem:300:all:shmem migration:300 compaction_test:300" ;;
+	khugepaged@shmem:300:all:shmem khugepaged@tmpfs:300:all:file,/tmp/thp-tmpfs
+	migration:300 compaction_test:300" ;;
 *) tests="transhuge-stress:60:-d,20,64 split_huge_page_test:900 khugepaged:600
-	khugepaged@shmem:300:all:shmem khugepaged@mthp:300:-s,2
+	khugepaged@shmem:300:all:shmem khugepaged@tmpfs:300:all:file,/tmp/thp-tmpfs
+	khugepaged@mthp:300:-s,2
 	khugepaged@shmem-mthp:300:-s,4,all:shmem
 	khugepaged@mthp-collapse:300:-c,4,mthp_khugepaged:anon
 	folio_split_race_test:300 prctl_thp_disable:120 soft-dirty:120
