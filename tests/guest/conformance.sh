@@ -41,7 +41,7 @@ verdicts() {
 	# Progress lines end in \r: each piece is a line of its own.
 	tr '\r' '\n' < $_f.log | sed "s/$ESC\[[0-9;]*m//g" |
 		sed -nE 's/^(ok|not ok) [0-9]+ (.*)$/\1 \2/p; s/^# (Totals: .*)$/\1/p
-			s/^(.*[^[:space:]])[[:space:].]+(OK|Fail|Skip)$/\1: \2/p' |
+			s/^(.*[^[:space:].])[[:space:].]+(OK|Fail|Skip)$/\1: \2/p' |
 		sed -E 's/ *# (SKIP|skip).*/ # SKIP/'
 }
 
