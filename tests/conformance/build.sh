@@ -53,13 +53,26 @@ done
 : > "$out/uapi/local_config.h_gen"	# (its name from 7.x on)
 
 # name, timeout (s), arguments: sized for TCG (see README "Safety tests").
+# A name's part before "@" is the program: khugepaged runs once per mode.
 # 5.10 has no split_huge_page_test nor migration test, and its
-# transhuge-stress runs until stopped, as 6.1's does.
+# transhuge-stress runs until stopped, as 6.1's does. Shmem THP: khugepaged
+# all:shmem (6.1 on), split_huge_page_test (tmpfs huge=), and on 7.x
+# folio_split_race_test; tmpfs huge=advise: khugepaged all:file on the mount
+# conformance.sh makes; mTHP (6.8 on): cow, khugepaged -s (anon and shmem
+# sizes) and -c (mTHP collapse). They set and restore their own sysfs.
+# folio_split_race_test's 16 readers on 2 vCPUs: about 1 min on an idle
+# host, over 4 on a busy one.
 case $ver in
 5.10) tests="transhuge-stress:40:64 khugepaged:600 compaction_test:300" ;;
 6.1) tests="transhuge-stress:40:64 split_huge_page_test:900 khugepaged:600
+	khugepaged@shmem:300:all:shmem khugepaged@tmpfs:300:all:file,/tmp/thp-tmpfs
 	migration:300 compaction_test:300" ;;
-*) tests="transhuge-stress:60:-d_20_64 split_huge_page_test:900 khugepaged:600
+*) tests="transhuge-stress:60:-d,20,64 split_huge_page_test:900 khugepaged:600
+	khugepaged@shmem:300:all:shmem khugepaged@tmpfs:300:all:file,/tmp/thp-tmpfs
+	khugepaged@mthp:300:-s,2
+	khugepaged@shmem-mthp:300:-s,4,all:shmem
+	khugepaged@mthp-collapse:300:-c,4,mthp_khugepaged:anon
+	folio_split_race_test:600 prctl_thp_disable:120 soft-dirty:120
 	migration:300 compaction_test:300 cow:900" ;;
 esac
 helpers=""
@@ -69,9 +82,11 @@ done
 : > "$out/selftests/LIST"
 for t in $tests; do
 	name=${t%%:*} rest=${t#*:}
-	limit=${rest%%:*} args=$(echo "${rest#"$limit"}" | sed 's/^://; s/_/ /g')
+	limit=${rest%%:*} args=$(echo "${rest#"$limit"}" | sed 's/^://; s/,/ /g')
+	prog=${name%%@*}
+	[ -f "$out/selftests/$prog" ] ||
 	${CC:-cc} -O2 -w -static -D_GNU_SOURCE -include sys/uio.h -include "$dir/../kselftest.h" \
-		-I"$out/uapi" -I"$dir/.." -I"$dir" -o "$out/selftests/$name" \
-		"$dir/$name.c" $helpers -lnuma -lpthread -lrt
+		-I"$out/uapi" -I"$dir/.." -I"$dir" -o "$out/selftests/$prog" \
+		"$dir/$prog.c" $helpers -lnuma -lpthread -lrt
 	echo "$name $limit $args" >> "$out/selftests/LIST"
 done
