@@ -22,45 +22,6 @@ struct measurement {
 	struct thpnuma_stats s0, s1;
 };
 
-/*
- * What node 0 can give without reclaim: in each zone, free pages above the
- * min watermark (the slow path's), boost left out since it can decay during
- * the run, plus the per-CPU lists' pages. Counting every zone, also one a
- * lowmem reserve keeps from user pages, only makes the bound looser.
- */
-static long node0_headroom_kb(void)
-{
-	long free = 0, boost = 0, min = 0, v, pages = 0;
-	char line[256];
-	int nid, in_node = 0;
-	FILE *f = fopen("/proc/zoneinfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "Node %d, zone", &nid) == 1) {
-			if (in_node && free > min - boost)
-				pages += free - (min - boost);
-			in_node = nid == 0;
-			free = boost = min = 0;
-		} else if (!in_node) {
-			continue;
-		} else if (sscanf(line, " pages free %ld", &v) == 1) {
-			free = v;
-		} else if (sscanf(line, " boost %ld", &v) == 1) {
-			boost = v;
-		} else if (sscanf(line, " min %ld", &v) == 1) {
-			min = v;
-		} else if (sscanf(line, " count: %ld", &v) == 1) {
-			pages += v;
-		}
-	}
-	if (in_node && free > min - boost)
-		pages += free - (min - boost);
-	fclose(f);
-	return pages * (BASE_PAGE_SIZE / 1024);
-}
-
 static long sysctl_long(const char *path)
 {
 	char buf[32];
@@ -89,7 +50,7 @@ static bool node0_nothing_to_reclaim(void)
 static void measure_begin(struct measurement *m)
 {
 	m->nodes = nr_nodes();
-	m->headroom_kb = node0_headroom_kb();
+	m->headroom_kb = node_headroom_kb(0);
 	m->sreclaimable_kb = node_meminfo_kb(0, "SReclaimable");
 	m->nothing_to_reclaim[0] = node0_nothing_to_reclaim();
 	m->kswapd0[0] = vmstat_value("pgscan_kswapd");

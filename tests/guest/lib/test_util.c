@@ -616,7 +616,8 @@ int region_folios(char *p, size_t size, long per_node[][FOLIO_ORDERS])
 	ret = 0;
 out:
 	if (ret)
-		printf("# %s: page %zu of %zu unreadable\n", __func__, i, n);
+		printf("# %s: page %zu of %zu unreadable (status %d)\n",
+		       __func__, i, n, status && i < n ? status[i] : 0);
 	free(pages);
 	free(status);
 	if (pagemap >= 0)
@@ -646,6 +647,12 @@ long mthp_stat(int size_kb, const char *name)
 	return read_file(path, buf, sizeof(buf)) > 0 ? atol(buf) : -1;
 }
 
+/*
+ * What @node can give without reclaim: in each zone, free pages above the
+ * min watermark (the slow path's), boost left out since it can decay during
+ * the run, plus the per-CPU lists' pages. Counting every zone, also one a
+ * lowmem reserve keeps from user pages, only makes the bound looser.
+ */
 long node_headroom_kb(int node)
 {
 	long free = 0, boost = 0, min = 0, v, pages = 0;
