@@ -145,6 +145,11 @@ static inline bool thpnuma_shmem_has_policy(unsigned long arg2,
 	return n;
 }
 
+/*
+ * shmem_alloc_folio() sets the allocation tag itself (alloc_hooks()), so
+ * with CONFIG_MEM_ALLOC_PROFILING, which Debian leaves off, the
+ * replacements' shmem folios are untagged.
+ */
 static inline struct folio *
 thpnuma_shmem_kernel_alloc(gfp_t gfp, int order, unsigned long arg2,
 			   unsigned long arg3, unsigned long arg4,

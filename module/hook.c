@@ -54,8 +54,6 @@ static struct hlist_bl_head *inflight_buckets;
 static unsigned int inflight_bits;
 /* Faults that tried THP orders in vain, by task, sized like the above. */
 static struct hlist_bl_head *pending_buckets;
-/* Pending fallbacks of every task: order-0 calls look only when non-zero. */
-static atomic_t pending_nr;
 
 /* Tasks inside a replacement function; the sum over CPUs is exact. */
 static DEFINE_PER_CPU(long, thpnuma_inflight);
@@ -177,8 +175,6 @@ static struct pending_fallback *pending_take(void)
 		}
 	}
 	hlist_bl_unlock(head);
-	if (found)
-		atomic_dec(&pending_nr);
 	return found;
 }
 
@@ -188,7 +184,6 @@ static void pending_put(struct pending_fallback *p)
 							       inflight_bits)];
 
 	p->task = current;
-	atomic_inc(&pending_nr);
 	hlist_bl_lock(head);
 	hlist_bl_add_head(&p->hash, head);
 	hlist_bl_unlock(head);
@@ -208,7 +203,6 @@ static void pending_free_all(void)
 			kfree(p);
 		}
 	}
-	atomic_set(&pending_nr, 0);
 }
 
 static struct thpnuma_thp *alloc_strict_local(gfp_t gfp, int order, int local)
@@ -399,7 +393,10 @@ static void account_attempt(struct thpnuma_fault_record *r,
 	pending_put(p);
 }
 
-/* The task allocates a small page: a fault's THP attempts all failed. */
+/*
+ * The task allocates a small page, or the kernel takes over its fault: the
+ * fault's THP attempts so far all failed.
+ */
 static noinline void notrace pending_flush(void)
 {
 	struct pending_fallback *p = pending_take();
@@ -645,11 +642,16 @@ static void notrace thpnuma_thp_hook(struct pt_regs *regs,
 	switch (thpnuma_decide(config, &fault)) {
 	case THPNUMA_ACT_IGNORE:
 		/* Out of scope or coverage: traced, not counted. */
+		if (!path->pmd_only)
+			pending_flush();
 		if (trace_thp_fault_enabled())
 			trace_passthrough(node, config, overridden, &fault,
 					  order);
 		return;
 	case THPNUMA_ACT_PASSTHROUGH:
+		/* The kernel takes over the fault (a policy on part of a file). */
+		if (!path->pmd_only)
+			pending_flush();
 		thpnuma_count(node, THPNUMA_PASSTHROUGH, 1);
 		thpnuma_count_order(node, path->kind, order,
 				    THPNUMA_ORDER_PASSTHROUGH);
@@ -684,7 +686,7 @@ static void notrace thpnuma_thp_hook(struct pt_regs *regs,
 
 /*
  * A call of a hooked allocator. Every anonymous page fault comes here:
- * small pages leave after a compare and a read of a mostly-zero word.
+ * small pages leave after a compare and a read of their task's bucket.
  * Our own calls come from this module, so they never match a path.
  */
 static __always_inline void thpnuma_alloc_hook(struct pt_regs *regs,
@@ -694,8 +696,13 @@ static __always_inline void thpnuma_alloc_hook(struct pt_regs *regs,
 	unsigned int order = (unsigned int)thpnuma_arg(regs, 1);
 	const struct thp_path *path;
 
+	/*
+	 * The task's own bucket, not a global count: failing faults on other
+	 * CPUs do not bounce a cache line every small-page fault reads.
+	 */
 	if (!order) {
-		if (unlikely(atomic_read(&pending_nr)))
+		if (unlikely(!hlist_bl_empty(&pending_buckets[
+				hash_ptr(current, inflight_bits)])))
 			pending_flush();
 		return;
 	}
