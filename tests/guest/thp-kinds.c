@@ -730,6 +730,52 @@ TEST_F_TIMEOUT(full_node, mthp, 180)
 			 want);
 }
 
+#define MTHP32_DIR	THP_SYSFS "/hugepages-32kB"
+
+/*
+ * 64 kB and 32 kB both enabled: a fault whose 64 kB attempt fails tries
+ * 32 kB, one that fails that too maps a small page, and a fault next to a
+ * 32 kB folio starts at 32 kB. The kernel counts every step; thpnuma each
+ * fault once, at the order it finally got, or one fallback at the order
+ * it tried first. Every fault that ends on small pages failed at 32 kB,
+ * the smallest size, last.
+ */
+TEST_F_TIMEOUT(full_node, mthp_two_sizes, 180)
+{
+	long a32 = mthp_stat(32, "anon_fault_alloc");
+	long f32 = mthp_stat(32, "anon_fault_fallback");
+	struct measurement m = { 0 };
+	char saved[32];
+	int err;
+
+	if (!mthp_available() || read_choice(MTHP32_DIR "/enabled", saved,
+					     sizeof(saved)))
+		SKIP(return, NO_MTHP);
+	mthp_only(_metadata);
+	err = write_file(MTHP32_DIR "/enabled", "always");
+	if (!err)
+		fault_region(&m, ANON_PRIVATE, REGION, -1);
+	write_file(MTHP32_DIR "/enabled", saved);
+	ASSERT_EQ(0, err);
+	a32 = mthp_stat(32, "anon_fault_alloc") - a32;
+	f32 = mthp_stat(32, "anon_fault_fallback") - f32;
+	log_measurement(_metadata, &m);
+	TH_LOG("32kB: anon_fault_alloc %ld anon_fault_fallback %ld", a32, f32);
+
+	EXPECT_EQ(m.mthp[M_ANON_ALLOC],
+		  od_all_nodes(&m, ANON, MTHP_ORDER, LOCAL) +
+		  od_all_nodes(&m, ANON, MTHP_ORDER, REMOTE));
+	EXPECT_EQ(a32, od_all_nodes(&m, ANON, MTHP_ORDER - 1, LOCAL) +
+		       od_all_nodes(&m, ANON, MTHP_ORDER - 1, REMOTE));
+	/* Once per fault: counting each step would add the 64 kB ones. */
+	EXPECT_EQ(f32, od_all_nodes(&m, ANON, MTHP_ORDER, FALLBACK) +
+		       od_all_nodes(&m, ANON, MTHP_ORDER - 1, FALLBACK));
+	EXPECT_LE(od_all_nodes(&m, ANON, MTHP_ORDER, FALLBACK),
+		  m.mthp[M_ANON_FALLBACK]);
+	if (variant->expect == NO_REMOTE)
+		EXPECT_EQ(0, od_all_nodes(&m, ANON, MTHP_ORDER - 1, REMOTE));
+}
+
 /* coverage: the free node's fixture, other coverage values. */
 #define COVERAGE	THPNUMA_DEBUGFS "/coverage"
 
