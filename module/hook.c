@@ -69,6 +69,11 @@ static struct hlist_bl_head *inflight_bucket(struct task_struct *task)
 	return &inflight_buckets[hash_ptr(task, inflight_bits)];
 }
 
+static struct hlist_bl_head *pending_bucket(struct task_struct *task)
+{
+	return &pending_buckets[hash_ptr(task, inflight_bits)];
+}
+
 static void inflight_enter(struct inflight_alloc *alloc)
 {
 	struct hlist_bl_head *head = inflight_bucket(current);
@@ -159,8 +164,7 @@ struct pending_fallback {
 /* The current task's pending fallback, taken out of the table. */
 static struct pending_fallback *pending_take(void)
 {
-	struct hlist_bl_head *head = &pending_buckets[hash_ptr(current,
-							       inflight_bits)];
+	struct hlist_bl_head *head = pending_bucket(current);
 	struct pending_fallback *p, *found = NULL;
 	struct hlist_bl_node *pos;
 
@@ -180,8 +184,7 @@ static struct pending_fallback *pending_take(void)
 
 static void pending_put(struct pending_fallback *p)
 {
-	struct hlist_bl_head *head = &pending_buckets[hash_ptr(current,
-							       inflight_bits)];
+	struct hlist_bl_head *head = pending_bucket(current);
 
 	p->task = current;
 	hlist_bl_lock(head);
@@ -701,8 +704,7 @@ static __always_inline void thpnuma_alloc_hook(struct pt_regs *regs,
 	 * CPUs do not bounce a cache line every small-page fault reads.
 	 */
 	if (!order) {
-		if (unlikely(!hlist_bl_empty(&pending_buckets[
-				hash_ptr(current, inflight_bits)])))
+		if (unlikely(!hlist_bl_empty(pending_bucket(current))))
 			pending_flush();
 		return;
 	}

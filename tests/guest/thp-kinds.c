@@ -820,24 +820,39 @@ static void expect_pmd_counted(struct __test_metadata *_metadata)
 	EXPECT_EQ(want, m.vm[FAULT_ALLOC] + m.vm[FAULT_FALLBACK]);
 }
 
-TEST_F_TIMEOUT(free_node, coverage_pmd_leaves_shmem_and_mthp_uncounted, 120)
+/*
+ * Under coverage @value: anonymous PMD faults counted, shmem not, then
+ * 64 kB faults measured into @m; false where the kernel has no mTHP.
+ */
+static bool fault_mthp_under_coverage(struct __test_metadata *_metadata,
+				      const char *value,
+				      struct measurement *m)
 {
-	struct measurement m = { 0 };
+	char line[16];
 
-	ASSERT_EQ(0, write_file(COVERAGE, "pmd\n"));
-	expect_coverage(_metadata, "pmd");
+	snprintf(line, sizeof(line), "%s\n", value);
+	ASSERT_EQ(0, write_file(COVERAGE, line));
+	expect_coverage(_metadata, value);
 	expect_pmd_counted(_metadata);
 	expect_shmem_uncounted(_metadata);
 	if (!mthp_available()) {
 		TH_LOG(NO_MTHP);
-		return;
+		return false;
 	}
 	mthp_only(_metadata);
-	fault_region(&m, ANON_PRIVATE, SMALL_REGION / 4, -1);
-	log_measurement(_metadata, &m);
+	fault_region(m, ANON_PRIVATE, SMALL_REGION / 4, -1);
+	log_measurement(_metadata, m);
 	EXPECT_EQ((long)(SMALL_REGION / 4 / MTHP_SIZE),
-		  m.mthp[M_ANON_ALLOC] + m.mthp[M_ANON_FALLBACK]);
-	expect_uncounted(_metadata, &m);
+		  m->mthp[M_ANON_ALLOC] + m->mthp[M_ANON_FALLBACK]);
+	return true;
+}
+
+TEST_F_TIMEOUT(free_node, coverage_pmd_leaves_shmem_and_mthp_uncounted, 120)
+{
+	struct measurement m = { 0 };
+
+	if (fault_mthp_under_coverage(_metadata, "pmd", &m))
+		expect_uncounted(_metadata, &m);
 }
 
 TEST_F_TIMEOUT(free_node, coverage_pmd_mthp_leaves_shmem_uncounted, 120)
@@ -845,19 +860,9 @@ TEST_F_TIMEOUT(free_node, coverage_pmd_mthp_leaves_shmem_uncounted, 120)
 	const long want = SMALL_REGION / 4 / MTHP_SIZE;
 	struct measurement m = { 0 };
 
-	ASSERT_EQ(0, write_file(COVERAGE, "pmd+mthp\n"));
-	expect_coverage(_metadata, "pmd+mthp");
-	expect_pmd_counted(_metadata);
-	expect_shmem_uncounted(_metadata);
-	if (!mthp_available()) {
-		TH_LOG(NO_MTHP);
+	if (!fault_mthp_under_coverage(_metadata, "pmd+mthp", &m))
 		return;
-	}
-	mthp_only(_metadata);
-	fault_region(&m, ANON_PRIVATE, SMALL_REGION / 4, -1);
-	log_measurement(_metadata, &m);
 	expect_mthp_exact(_metadata, &m);
-	EXPECT_EQ(want, m.mthp[M_ANON_ALLOC] + m.mthp[M_ANON_FALLBACK]);
 	EXPECT_EQ(want, od(&m, 0, ANON, MTHP_ORDER, LOCAL) +
 			od(&m, 0, ANON, MTHP_ORDER, REMOTE) +
 			od(&m, 0, ANON, MTHP_ORDER, FALLBACK));
