@@ -3,12 +3,12 @@
 TOP := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 include $(TOP)/version.mk
 include $(TOP)/kernels.mk
-# Derived from that list: the kernels this machine's gcc-12 builds and
-# those a chroot builds (tests/vm/kernel-suite.sh, from the ABI), and
+# Derived from that list: the kernels this machine's gcc-12 builds (bookworm's
+# own series) and those a chroot builds (tests/vm/kernel-suite.sh, from the ABI), and
 # those that run only the core tests of make check.
 # A copy without tests/ (tests/host/install.sh) builds for KVER only.
 KERNEL_SUITE := $(wildcard $(TOP)/tests/vm/kernel-suite.sh)
-HOST_KERNELS := $(if $(KERNEL_SUITE),$(shell $(KERNEL_SUITE) --list bookworm))
+HOST_KERNELS := $(if $(KERNEL_SUITE),$(shell $(KERNEL_SUITE) --list host))
 CHROOT_KERNELS := $(filter-out $(HOST_KERNELS),$(SUPPORTED_KERNELS))
 CORE_KERNELS := $(filter-out $(FULL_KERNELS),$(SUPPORTED_KERNELS))
 # The kernels whose mm selftests are built for the conformance test

@@ -7,7 +7,9 @@
 # root. Boots one VM under TCG (no /dev/kvm in the chroot). Prints each
 # command's wall time, CPU time and the disk it added.
 # With --deps, instead of `make demo`: the downloads and installs alone
-# (CPU-light), for demo and then for check, and no VM.
+# (CPU-light), for demo and then for check, and no VM. Either way the
+# kernel images installed (dpkg -l 'linux-image*') must be the same after
+# as before: no setup step may change what the machine boots.
 # usage: tests/bare/check.sh [--deps]   (root; slow, not part of make check)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -55,6 +57,9 @@ if [ "${1:-}" = --deps ]; then
 		'for k in $(sed -n "s/^SUPPORTED_KERNELS := //p" kernels.mk); do tests/vm/fetch-kernel.sh $k; done')
 fi
 kib() { du -sk "$run/upper" | cut -f1; }
+images() { chroot "$root" dpkg-query -W -f '${Package} ${Status}\n' 'linux-image*' 2>/dev/null |
+	grep ' installed$' || true; }
+images_before=$(images)
 rc=0 n=0
 for cmd in "${cmds[@]}"; do
 	n=$((n + 1))
@@ -81,6 +86,14 @@ done
 		[ -d "$root/$d" ] && echo "bare:   $(du -sh "$root/$d" | cut -f1)	/$d"
 	done
 } | tee -a "$run/logs/summary" >&2
+images_after=$(images)
+if [ "$images_before" != "$images_after" ]; then
+	echo "bare: FAILED: the setup installed a kernel image, which would change what the machine boots:" >&2
+	diff <(echo "$images_before") <(echo "$images_after") | sed 's/^/bare:   /' >&2
+	rc=1
+else
+	echo "bare: ok: no kernel image installed (dpkg -l 'linux-image*' unchanged: ${images_before:-none})" >&2
+fi
 if [ "$rc" -eq 0 ] && { [ "${1:-}" = --deps ] || grep -q "^demo done" "$run/logs/$n.log"; }; then
 	echo "bare: ok: README quick start ran on a minimal bookworm" >&2
 else

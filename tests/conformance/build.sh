@@ -11,10 +11,11 @@ kver=$1 out=$2
 top=$(cd "$(dirname "$0")/../.." && pwd)
 ver=$(echo "$kver" | cut -d. -f1,2)
 suite=$("$top/tests/vm/kernel-suite.sh" "$kver")
+builder=$("$top/tests/vm/kernel-suite.sh" --builder "$kver")
 src=$out/src/linux-source-$ver
 rm -rf "$out/src" "$out/selftests"
 mkdir -p "$out/src" "$out/selftests" "$out/uapi/linux" "$out/uapi/asm-generic"
-if [ "$suite" = bookworm ]; then
+if [ "$builder" = host ]; then
 	tarball() { cat "/usr/src/linux-source-$ver.tar.xz"; }
 else
 	debs=$top/.cache/debs

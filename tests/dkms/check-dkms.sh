@@ -1,7 +1,7 @@
 #!/bin/sh
 # DKMS build test: `dkms add` and `dkms build` with Debian's dkms against
 # each supported kernel's headers, in a private DKMS tree. Kernels this
-# machine builds (tests/vm/kernel-suite.sh: bookworm) use its dkms; the
+# machine builds (tests/vm/kernel-suite.sh --builder: host) use its dkms; the
 # others run this script again with --here in their suite's chroot
 # (tests/vm/chroot-dkms.sh), with that suite's dkms and compiler.
 # DKMS=NAME runs another dkms program (tests/vm/chroot-dkms.sh: the host's
@@ -30,9 +30,10 @@ result() {
 # Sort the kernels: here (this machine's), or each chroot suite's.
 local_kernels="" chroot_suites=""
 for kver in "$@"; do
-	suite=bookworm
-	$here || suite=$("$top/tests/vm/kernel-suite.sh" "$kver") || suite=unknown
-	if [ "$suite" = bookworm ]; then
+	suite=host
+	$here || suite=$("$top/tests/vm/kernel-suite.sh" --builder "$kver") ||
+		suite=unknown
+	if [ "$suite" = host ]; then
 		local_kernels="$local_kernels $kver"
 	else
 		eval "kernels_$suite=\"\${kernels_$suite:-} $kver\""

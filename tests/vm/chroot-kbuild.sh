@@ -14,7 +14,7 @@ shift 3
 kver=${hdr#/usr/src/linux-headers-}
 dir=$(cd "$dir" && pwd)
 top=$(cd "$(dirname "$0")/../.." && pwd)
-suite=$("$top/tests/vm/kernel-suite.sh" "$kver")
+suite=$("$top/tests/vm/kernel-suite.sh" --builder "$kver")
 root=$("$top/tests/vm/mkchroot.sh" "$suite" "$kver")
 exec 9> "$root/.build.lock"
 flock 9

@@ -143,10 +143,13 @@ def qemu_command(kver, topo, initrd, console_log, results_log, node_mb):
            # The stall detectors measure host time: a TCG guest whose
            # thread the host starves for 20 s sees an RCU stall or a soft
            # lockup that no guest code caused. Longer limits keep real
-           # lockups (they never end) and drop the host's pauses.
+           # lockups (they never end) and drop the host's pauses. For the
+           # same reason no_timer_check: a starved TCG guest can miss the
+           # IO-APIC timer check at boot and panic ("IO-APIC + timer
+           # doesn't work!").
            "-append", "console=ttyS0 quiet panic=-1 numa_balancing=disable "
                       "rcupdate.rcu_cpu_stall_timeout=60 watchdog_thresh=30 "
-                      "rdinit=/init",
+                      "no_timer_check rdinit=/init",
            "-serial", "file:" + console_log, "-serial", "file:" + results_log]
     for n in range(nodes):
         first, last = n * per_node, (n + 1) * per_node - 1

@@ -1,15 +1,17 @@
 #!/bin/sh
-# A chroot of a Debian suite (bullseye: gcc-10; trixie: gcc-14; sid:
-# gcc-16) with dkms and the headers of the given kernels, for the kernels
-# whose headers pin a compiler this machine lacks (tests/vm/kernel-suite.sh
-# says which suite).
+# A chroot of a Debian suite (bullseye: gcc-10; bookworm: gcc-12; trixie:
+# gcc-14; sid: gcc-16) with dkms and the headers of the given kernels, for
+# the kernels this machine does not build (tests/vm/kernel-suite.sh
+# --builder): their headers pin a compiler it lacks, or, for bookworm's
+# +deb12 backports, depend on the kernel image. Such an image lands here,
+# where nothing boots from it.
 # Made once with debootstrap and cached in .cache/chroots/SUITE; a kernel's
 # headers (and with them the compiler they pin) are installed on first use.
 # Inside the chroot, apt reads only the private configuration in
 # /var/lib/thpnuma-apt.
 # usage: mkchroot.sh SUITE [KVER...]      prints the chroot's path
 set -eu
-suite=${1:?usage: mkchroot.sh bullseye|trixie|sid [KVER...]}
+suite=${1:?usage: mkchroot.sh bullseye|bookworm|trixie|sid [KVER...]}
 shift
 top=$(cd "$(dirname "$0")/../.." && pwd)
 root=$top/.cache/chroots/$suite
@@ -29,6 +31,10 @@ if [ ! -f "$root/.complete" ]; then
 	apt=$root/var/lib/thpnuma-apt
 	mkdir -p "$apt/lists/partial"
 	"$top/tests/vm/suite-sources.sh" "$suite" > "$apt/sources.list"
+	# A kernel image that headers pull in needs no initramfs here.
+	chroot "$root" dpkg-divert --local --rename \
+		--add /usr/sbin/update-initramfs >&2
+	ln -s /bin/true "$root/usr/sbin/update-initramfs"
 	touch "$root/.complete"
 fi
 
