@@ -7,6 +7,8 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include "compat.h"
+#include "account.h"
+#include "inflight.h"
 #include "thpnuma.h"
 
 static int __init thpnuma_init(void)
@@ -17,9 +19,15 @@ static int __init thpnuma_init(void)
 	err = thpnuma_counters_init();
 	if (err)
 		goto out;
-	err = thpnuma_tasks_init();
+	err = thpnuma_inflight_init();
 	if (err)
 		goto err_counters;
+	err = thpnuma_account_init();
+	if (err)
+		goto err_inflight;
+	err = thpnuma_tasks_init();
+	if (err)
+		goto err_account;
 	err = thpnuma_probes_install();
 	if (err)
 		goto err_tasks;
@@ -48,6 +56,10 @@ err_probes:
 	thpnuma_probes_remove();
 err_tasks:
 	thpnuma_tasks_exit();
+err_account:
+	thpnuma_account_exit();
+err_inflight:
+	thpnuma_inflight_exit();
 err_counters:
 	thpnuma_counters_exit();
 out:
@@ -61,6 +73,8 @@ static void __exit thpnuma_exit(void)
 	thpnuma_hooks_remove();
 	thpnuma_probes_remove();
 	thpnuma_tasks_exit();
+	thpnuma_account_exit();
+	thpnuma_inflight_exit();
 	thpnuma_counters_exit();
 	pr_info("unloaded\n");
 }

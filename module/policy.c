@@ -261,6 +261,27 @@ struct thpnuma_local_effort thpnuma_local_effort(unsigned int zone_reclaim)
 	return e;
 }
 
+struct thpnuma_step thpnuma_step_down(bool pending, unsigned int pending_kind,
+				      unsigned int last_order,
+				      unsigned int kind, unsigned int order,
+				      bool got_thp)
+{
+	/*
+	 * A fault steps down within one kind; a pending fallback of another
+	 * kind, or of an order not above this one, is a fault that ended
+	 * without a hooked small-page call (6.1's shmem out of space).
+	 */
+	bool continues = pending && pending_kind == kind && order < last_order;
+	struct thpnuma_step step = {
+		.end_pending	= pending && !continues,
+		.continues	= continues,
+		.count_attempt	= got_thp,
+		.keep_pending	= !got_thp,
+	};
+
+	return step;
+}
+
 /* Length of @buf without one trailing newline; -1 if the input is bad. */
 static long strip_newline(const char *buf, size_t len)
 {

@@ -165,6 +165,26 @@ struct thpnuma_local_effort {
 struct thpnuma_local_effort thpnuma_local_effort(unsigned int zone_reclaim);
 
 /*
+ * mTHP and shmem faults try their enabled orders from the largest down and
+ * end on a small page: one fault, several hooked calls, counted once. A
+ * failed attempt leaves a pending fallback for its task; the fault's next
+ * attempt, of the same kind and a smaller order, continues it. What one
+ * attempt does with the task's pending fallback:
+ */
+struct thpnuma_step {
+	bool end_pending;	/* it was an earlier, ended fault's: count it */
+	bool continues;		/* it is this fault's: carry its time on */
+	bool count_attempt;	/* got a THP: the fault ends, count it here */
+	bool keep_pending;	/* failed: the fault goes on, pending */
+};
+
+/* @pending: the task has one, of @pending_kind, its last try @last_order. */
+struct thpnuma_step thpnuma_step_down(bool pending, unsigned int pending_kind,
+				      unsigned int last_order,
+				      unsigned int kind, unsigned int order,
+				      bool got_thp);
+
+/*
  * Strict parsers for control-file writes. @buf need not be NUL-terminated;
  * one trailing newline is allowed. They return 0 or -EINVAL.
  */

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Counting THP faults once each. The anonymous PMD fault is one attempt.
+ * mTHP and shmem faults step down through orders (thpnuma_step_down() in
+ * policy.c says how): a failed attempt leaves a pending fallback for its
+ * task, a success counts what the kernel finally mapped, and the end of
+ * the fault without a THP counts the fallback once, at the largest order
+ * it tried.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include "compat.h"
+#include "account.h"
+#include "inflight.h"
+
+static struct pending_fallback *pending_alloc(void)
+{
+	return kmalloc(sizeof(struct pending_fallback),
+		       GFP_NOWAIT | __GFP_NOWARN);
+}
+
+static void pending_release(struct pending_fallback *p)
+{
+	kfree(p);
+}
+
+struct thpnuma_fault_record thpnuma_fault_record(int node, u32 config,
+						 bool overridden,
+						 enum thpnuma_action action,
+						 unsigned int kind,
+						 unsigned int order)
+{
+	struct thpnuma_config cfg = thpnuma_config_unpack(config);
+
+	return (struct thpnuma_fault_record) {
+		.node		= node,
+		.nid		= NUMA_NO_NODE,
+		.policy		= cfg.policy,
+		.zone_reclaim	= cfg.zone_reclaim,
+		.override	= overridden,
+		.action		= action,
+		.result		= THPNUMA_RESULT_NONE,
+		.kind		= kind,
+		.order		= order,
+	};
+}
+
+void thpnuma_record_result(struct thpnuma_fault_record *r,
+			   struct thpnuma_thp *thp)
+{
+	if (!thp) {
+		r->result = THPNUMA_RESULT_FALLBACK;
+		return;
+	}
+	r->nid = thpnuma_thp_nid(thp);
+	r->result = r->nid == r->node ? THPNUMA_RESULT_LOCAL :
+					THPNUMA_RESULT_REMOTE;
+}
+
+void thpnuma_account_fault(const struct thpnuma_fault_record *r,
+			   unsigned int policy)
+{
+	enum thpnuma_order_outcome order_outcome;
+	enum thpnuma_hist_outcome outcome;
+	int local = r->node;
+
+	thpnuma_count(local, THPNUMA_ALLOC_NS, r->alloc_ns);
+	if (r->override)
+		thpnuma_count_policy(policy, THPNUMA_PC_BY_OVERRIDE);
+	switch ((enum thpnuma_fault_result)r->result) {
+	case THPNUMA_RESULT_LOCAL:
+		thpnuma_count(local, THPNUMA_THP_LOCAL, 1);
+		thpnuma_count_policy(policy, THPNUMA_PC_THP_LOCAL);
+		outcome = THPNUMA_HIST_LOCAL;
+		order_outcome = THPNUMA_ORDER_LOCAL;
+		break;
+	case THPNUMA_RESULT_REMOTE:
+		thpnuma_count(local, THPNUMA_THP_REMOTE, 1);
+		thpnuma_count(r->nid, THPNUMA_THP_REMOTE_IN, 1);
+		thpnuma_count_policy(policy, THPNUMA_PC_THP_REMOTE);
+		outcome = THPNUMA_HIST_REMOTE;
+		order_outcome = THPNUMA_ORDER_REMOTE;
+		break;
+	case THPNUMA_RESULT_FALLBACK:
+	case THPNUMA_RESULT_NONE:
+		thpnuma_count(local, THPNUMA_THP_FALLBACK, 1);
+		thpnuma_count_policy(policy, THPNUMA_PC_THP_FALLBACK);
+		outcome = THPNUMA_HIST_FALLBACK;
+		order_outcome = THPNUMA_ORDER_FALLBACK;
+		break;
+	}
+	thpnuma_hist_add(local, outcome, r->alloc_ns);
+	thpnuma_count_order(local, r->kind, r->order, order_outcome);
+}
+
+void thpnuma_account_attempt(const struct thpnuma_fault_record *r,
+			     unsigned int policy)
+{
+	struct pending_fallback *p = pending_take(current);
+	struct thpnuma_fault_record done;
+	struct thpnuma_step step;
+
+	step = thpnuma_step_down(p != NULL, p ? p->record.kind : 0,
+				 p ? p->last_order : 0, r->kind, r->order,
+				 r->result != THPNUMA_RESULT_FALLBACK);
+	if (step.end_pending) {
+		thpnuma_account_fault(&p->record, p->policy);
+		pending_release(p);
+		p = NULL;
+	}
+	if (step.count_attempt) {
+		done = *r;
+		if (p) {
+			done.alloc_ns += p->record.alloc_ns;
+			pending_release(p);
+		}
+		thpnuma_account_fault(&done, policy);
+		return;
+	}
+	if (p) {
+		p->record.alloc_ns += r->alloc_ns;
+	} else {
+		p = pending_alloc();
+		if (!p) {
+			/* Without memory for one, the failure counts at once. */
+			thpnuma_account_fault(r, policy);
+			return;
+		}
+		p->record = *r;
+		p->policy = policy;
+	}
+	p->last_order = r->order;
+	pending_put(p);
+}
+
+void notrace thpnuma_pending_end(struct task_struct *task)
+{
+	struct pending_fallback *p = pending_take(task);
+
+	if (p) {
+		thpnuma_account_fault(&p->record, p->policy);
+		pending_release(p);
+	}
+}
+
+int thpnuma_account_init(void)
+{
+	return 0;
+}
+
+void thpnuma_account_exit(void)
+{
+}

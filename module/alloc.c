@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The replacement allocators. The hook redirects a THP allocation it
+ * decided to the trampoline of its action, which has the hooked
+ * function's register layout; the allocation itself, its timing, trace
+ * event and accounting happen in hooked_alloc().
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpuset.h>
+#include <linux/huge_mm.h>
+#include <linux/mempolicy.h>
+#include <linux/mm.h>
+#include <linux/mmzone.h>
+#include <linux/timekeeping.h>
+#include "compat.h"
+#include "account.h"
+#include "alloc.h"
+#include "inflight.h"
+#include "tracepoints.h"
+
+static struct thpnuma_thp *alloc_strict_local(gfp_t gfp, int order, int local)
+{
+	return thpnuma_thp_alloc(gfp | __GFP_THISNODE, order, local, NULL);
+}
+
+static struct thpnuma_thp *alloc_local_then_remote(gfp_t gfp, int order,
+						   int local,
+						   unsigned int zone_reclaim,
+						   struct inflight_alloc *inflight)
+{
+	struct thpnuma_local_effort effort = thpnuma_local_effort(zone_reclaim);
+	gfp_t local_gfp = gfp | __GFP_THISNODE;
+	struct thpnuma_thp *thp = NULL;
+	nodemask_t remote;
+
+	/*
+	 * Without reclaim bits: compaction only. NORETRY alone still allows
+	 * one reclaim round on kernels before 9c9828d3ead6 (and for orders
+	 * up to PAGE_ALLOC_COSTLY_ORDER on all), so the reclaim hook refuses
+	 * that round. With reclaim bits, one full round of local reclaim
+	 * runs, restricted to what the bits allow.
+	 */
+	if (!effort.reclaim)
+		local_gfp |= __GFP_NORETRY;
+	if (!effort.wake_kswapd)
+		local_gfp &= ~__GFP_KSWAPD_RECLAIM;
+
+	if (node_isset(local, cpuset_current_mems_allowed)) {
+		inflight->local_effort = zone_reclaim;
+		thp = thpnuma_thp_alloc(local_gfp, order, local, NULL);
+		inflight->local_effort = NO_LOCAL_ATTEMPT;
+		if (thp) {
+			inflight->record.local_attempt = THPNUMA_LOCAL_SUCCEEDED;
+			return thp;
+		}
+		inflight->record.local_attempt = THPNUMA_LOCAL_FAILED;
+	}
+
+	/* The local zonelist minus the local node: remote nodes by distance. */
+	nodes_and(remote, cpuset_current_mems_allowed, node_states[N_MEMORY]);
+	node_clear(local, remote);
+	if (nodes_empty(remote))
+		return NULL;
+	return thpnuma_thp_alloc(gfp, order, local, &remote);
+}
+
+/* The kernel's own allocation, for the kernel policy. */
+static struct thpnuma_thp *kernel_alloc(unsigned int kind, gfp_t gfp,
+					int order, unsigned long arg2,
+					unsigned long arg3, unsigned long arg4,
+					unsigned long arg5)
+{
+	if (kind == THPNUMA_KIND_SHMEM)
+		return thpnuma_shmem_kernel_alloc(gfp, order, arg2, arg3,
+						  arg4, arg5);
+	return thpnuma_kernel_alloc(gfp, order, (struct vm_area_struct *)arg2,
+				    arg3, arg4, arg5);
+}
+
+/* The policy whose decision an action carries out. */
+static unsigned int action_policy(enum thpnuma_action action)
+{
+	switch (action) {
+	case THPNUMA_ACT_STRICT_LOCAL:
+		return THPNUMA_POLICY_STRICT_LOCAL;
+	case THPNUMA_ACT_LOCAL_THEN_REMOTE:
+		return THPNUMA_POLICY_LOCAL_THEN_REMOTE;
+	case THPNUMA_ACT_IGNORE:
+	case THPNUMA_ACT_PASSTHROUGH:
+	case THPNUMA_ACT_COUNT_ONLY:
+		break;
+	}
+	return THPNUMA_POLICY_KERNEL;
+}
+
+static struct thpnuma_thp *hooked_alloc(gfp_t gfp, unsigned long decided,
+					unsigned long arg2, unsigned long arg3,
+					unsigned long arg4, unsigned long arg5,
+					enum thpnuma_action action)
+{
+	struct thpnuma_config cfg = thpnuma_config_unpack((u32)decided);
+	int order = (decided >> DECIDED_ORDER_SHIFT) & DECIDED_ORDER_MASK;
+	unsigned int kind = (decided >> DECIDED_KIND_SHIFT) & DECIDED_KIND_MASK;
+	int local = decided >> DECIDED_NODE_SHIFT;
+	struct inflight_alloc inflight = {
+		.record = thpnuma_fault_record(local, (u32)decided,
+					       decided & DECIDED_BY_OVERRIDE,
+					       action, kind, order),
+	};
+	struct thpnuma_fault_record *record = &inflight.record;
+	struct thpnuma_thp *thp = NULL;
+	u64 start;
+
+	this_cpu_inc(thpnuma_replacing);
+	inflight_enter(&inflight);
+	start = ktime_get_ns();
+
+	switch (action) {
+	case THPNUMA_ACT_STRICT_LOCAL:
+		thp = alloc_strict_local(gfp, order, local);
+		record->local_attempt = thp ? THPNUMA_LOCAL_SUCCEEDED :
+						THPNUMA_LOCAL_FAILED;
+		break;
+	case THPNUMA_ACT_LOCAL_THEN_REMOTE:
+		thp = alloc_local_then_remote(gfp, order, local,
+					      cfg.zone_reclaim, &inflight);
+		break;
+	case THPNUMA_ACT_COUNT_ONLY:
+		thp = kernel_alloc(kind, gfp, order, arg2, arg3, arg4, arg5);
+		break;
+	case THPNUMA_ACT_IGNORE:
+	case THPNUMA_ACT_PASSTHROUGH:
+		/* The hook sends these to the kernel, never here. */
+		break;
+	}
+
+	record->alloc_ns = ktime_get_ns() - start;
+	thpnuma_record_result(record, thp);
+	trace_thp_fault(record);
+	/* The anonymous PMD fault makes one attempt; its fallback is final. */
+	if (kind == THPNUMA_KIND_ANON && order == HPAGE_PMD_ORDER)
+		thpnuma_account_fault(record, action_policy(action));
+	else
+		thpnuma_account_attempt(record, action_policy(action));
+	inflight_exit(&inflight);
+	this_cpu_dec(thpnuma_replacing);
+	return thp;
+}
+
+/*
+ * Trampolines with the hooked functions' register layout, one per action;
+ * the second argument carries the decision in place of the order, and the
+ * others are the hooked function's own (compat.h).
+ */
+static struct thpnuma_thp *
+thpnuma_alloc_count_only(gfp_t gfp, unsigned long decided, unsigned long arg2,
+			 unsigned long arg3, unsigned long arg4,
+			 unsigned long arg5)
+{
+	return hooked_alloc(gfp, decided, arg2, arg3, arg4, arg5,
+			    THPNUMA_ACT_COUNT_ONLY);
+}
+
+static struct thpnuma_thp *
+thpnuma_alloc_strict_local(gfp_t gfp, unsigned long decided,
+			   unsigned long arg2, unsigned long arg3,
+			   unsigned long arg4, unsigned long arg5)
+{
+	return hooked_alloc(gfp, decided, arg2, arg3, arg4, arg5,
+			    THPNUMA_ACT_STRICT_LOCAL);
+}
+
+static struct thpnuma_thp *
+thpnuma_alloc_local_then_remote(gfp_t gfp, unsigned long decided,
+				unsigned long arg2, unsigned long arg3,
+				unsigned long arg4, unsigned long arg5)
+{
+	return hooked_alloc(gfp, decided, arg2, arg3, arg4, arg5,
+			    THPNUMA_ACT_LOCAL_THEN_REMOTE);
+}
+
+unsigned long thpnuma_replacement(enum thpnuma_action action)
+{
+	switch (action) {
+	case THPNUMA_ACT_COUNT_ONLY:
+		return (unsigned long)thpnuma_alloc_count_only;
+	case THPNUMA_ACT_STRICT_LOCAL:
+		return (unsigned long)thpnuma_alloc_strict_local;
+	case THPNUMA_ACT_LOCAL_THEN_REMOTE:
+		return (unsigned long)thpnuma_alloc_local_then_remote;
+	case THPNUMA_ACT_IGNORE:
+	case THPNUMA_ACT_PASSTHROUGH:
+		break;
+	}
+	return 0;
+}
+
+/* Replaces try_to_free_pages() when the local attempt may not reclaim. */
+static unsigned long thpnuma_skip_reclaim(struct zonelist *zonelist, int order,
+					  gfp_t gfp_mask, nodemask_t *nodemask)
+{
+	return 0;
+}
+
+/*
+ * What a local reclaim round without swap could free on @nid: the file
+ * LRU (clean pages only without the write bit; tmpfs is on the anon LRU
+ * and needs swap) and reclaimable slab. Below node_reclaim()'s minimums
+ * the round would scan the node for nothing.
+ */
+static bool local_reclaim_worthwhile(int nid, bool write)
+{
+	struct pglist_data *pgdat = NODE_DATA(nid);
+	long file = atomic_long_read(&pgdat->vm_stat[NR_ACTIVE_FILE]) +
+		    atomic_long_read(&pgdat->vm_stat[NR_INACTIVE_FILE]);
+	long slab = atomic_long_read(&pgdat->vm_stat[NR_SLAB_RECLAIMABLE_B]);
+
+	if (!write)
+		file -= atomic_long_read(&pgdat->vm_stat[NR_FILE_DIRTY]);
+	return file > (long)pgdat->min_unmapped_pages ||
+	       slab > (long)pgdat->min_slab_pages;
+}
+
+void notrace thpnuma_reclaim_hook(struct pt_regs *regs)
+{
+	struct thpnuma_local_effort effort;
+	struct inflight_alloc *inflight;
+	gfp_t gfp;
+	int zone_reclaim;
+
+	inflight = inflight_find();
+	if (!inflight)
+		return;
+	zone_reclaim = inflight->local_effort;
+	if (zone_reclaim == NO_LOCAL_ATTEMPT)
+		return;
+
+	effort = thpnuma_local_effort(zone_reclaim);
+	if (effort.reclaim && !effort.swap &&
+	    !local_reclaim_worthwhile(inflight->record.node, effort.enter_fs)) {
+		/* As zone_reclaim 0 from here on, for the probe's count too. */
+		inflight->local_effort = 0;
+		effort.reclaim = false;
+	}
+	if (!effort.reclaim) {
+		instruction_pointer_set(regs, (unsigned long)thpnuma_skip_reclaim);
+		return;
+	}
+	gfp = (gfp_t)thpnuma_arg(regs, 2);
+	if (!effort.enter_fs)
+		gfp &= ~__GFP_FS;
+	if (!effort.swap)
+		gfp &= ~__GFP_IO;
+	thpnuma_set_arg2(regs, (unsigned long)gfp);
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The replacement allocators: where the hook sends a THP allocation it
+ * decided, and the reclaim hook that holds a local attempt to its bits.
+ */
+#ifndef THPNUMA_ALLOC_H
+#define THPNUMA_ALLOC_H
+
+#include <linux/ptrace.h>
+#include "thpnuma.h"
+
+/*
+ * The callback hands its decision to the replacement in the order argument
+ * register: the configuration it decided under, the order and kind of the
+ * allocation, whether a per-process override chose it, and above them the
+ * node it decided for. One override lookup per fault, and the replacement
+ * carries out exactly what was decided even if the configuration changes,
+ * or the task moves to another node's CPU, in between.
+ */
+#define DECIDED_ORDER_SHIFT	25
+#define DECIDED_ORDER_MASK	0xfu
+#define DECIDED_KIND_SHIFT	29
+#define DECIDED_KIND_MASK	0x1u
+#define DECIDED_BY_OVERRIDE	(1u << 31)
+#define DECIDED_NODE_SHIFT	32
+
+static inline unsigned long thpnuma_decided(u32 config, unsigned int order,
+					    unsigned int kind, bool overridden,
+					    int node)
+{
+	config &= ~THPNUMA_CFG_OVERRIDES;
+	config |= order << DECIDED_ORDER_SHIFT | kind << DECIDED_KIND_SHIFT;
+	if (overridden)
+		config |= DECIDED_BY_OVERRIDE;
+	return (unsigned long)node << DECIDED_NODE_SHIFT | config;
+}
+
+/* The replacement that carries out @action; 0 for none (the kernel's). */
+unsigned long thpnuma_replacement(enum thpnuma_action action);
+
+/* try_to_free_pages(): a local attempt reclaims only what its bits allow. */
+void thpnuma_reclaim_hook(struct pt_regs *regs);
+
+#endif /* THPNUMA_ALLOC_H */

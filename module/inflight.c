@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The per-task tables (inflight.h). Each entry lives exactly as long as
+ * what it stands for: an in-flight allocation on its task's stack, a
+ * pending fallback until its fault ends. No capacity to run out of, and
+ * the bucket lock keeps other tasks' entries stable while a chain is
+ * walked.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include "inflight.h"
+
+/* Enough buckets that a chain stays short with every CPU faulting. */
+#define TASK_HASH_MIN_BUCKETS	1024
+
+static struct hlist_bl_head *inflight_buckets;
+struct hlist_bl_head *thpnuma_pending_buckets;
+unsigned int thpnuma_task_hash_bits;
+
+DEFINE_PER_CPU(long, thpnuma_replacing);
+
+static struct hlist_bl_head *inflight_bucket(struct task_struct *task)
+{
+	return &inflight_buckets[hash_ptr(task, thpnuma_task_hash_bits)];
+}
+
+static void entry_add(struct hlist_bl_head *head, struct task_entry *e)
+{
+	e->task = current;
+	hlist_bl_lock(head);
+	hlist_bl_add_head(&e->hash, head);
+	hlist_bl_unlock(head);
+}
+
+/* @task's entry in @head, unlinked if @take. The newest first. */
+static struct task_entry *entry_find(struct hlist_bl_head *head,
+				     struct task_struct *task, bool take)
+{
+	struct task_entry *e, *found = NULL;
+	struct hlist_bl_node *pos;
+
+	/*
+	 * Lockless: an entry of the current task's was added by it, so it
+	 * is visible here; anyone else's is not what we look for. An
+	 * exiting task looks up only its own.
+	 */
+	if (hlist_bl_empty(head))
+		return NULL;
+	hlist_bl_lock(head);
+	hlist_bl_for_each_entry(e, pos, head, hash) {
+		if (e->task == task) {
+			if (take)
+				hlist_bl_del(&e->hash);
+			found = e;
+			break;
+		}
+	}
+	hlist_bl_unlock(head);
+	return found;
+}
+
+void inflight_enter(struct inflight_alloc *alloc)
+{
+	alloc->local_effort = NO_LOCAL_ATTEMPT;
+	alloc->reclaim_node = NUMA_NO_NODE;
+	entry_add(inflight_bucket(current), &alloc->entry);
+}
+
+void inflight_exit(struct inflight_alloc *alloc)
+{
+	struct hlist_bl_head *head = inflight_bucket(alloc->entry.task);
+
+	hlist_bl_lock(head);
+	hlist_bl_del(&alloc->entry.hash);
+	hlist_bl_unlock(head);
+}
+
+struct inflight_alloc *inflight_find(void)
+{
+	struct task_entry *e = entry_find(inflight_bucket(current), current,
+					  false);
+
+	return e ? container_of(e, struct inflight_alloc, entry) : NULL;
+}
+
+struct pending_fallback *pending_take(struct task_struct *task)
+{
+	struct task_entry *e = entry_find(pending_bucket(task), task, true);
+
+	return e ? container_of(e, struct pending_fallback, entry) : NULL;
+}
+
+void pending_put(struct pending_fallback *p)
+{
+	entry_add(pending_bucket(current), &p->entry);
+}
+
+long thpnuma_replacing_sum(void)
+{
+	long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(thpnuma_replacing, cpu);
+	return sum;
+}
+
+static void tables_free(void)
+{
+	kvfree(thpnuma_pending_buckets);
+	kvfree(inflight_buckets);
+	thpnuma_pending_buckets = NULL;
+	inflight_buckets = NULL;
+}
+
+int thpnuma_inflight_init(void)
+{
+	unsigned int nr = max_t(unsigned int, 4 * num_possible_cpus(),
+				TASK_HASH_MIN_BUCKETS);
+
+	thpnuma_task_hash_bits = order_base_2(nr);
+	inflight_buckets = kvcalloc(1u << thpnuma_task_hash_bits,
+				    sizeof(*inflight_buckets), GFP_KERNEL);
+	thpnuma_pending_buckets = kvcalloc(1u << thpnuma_task_hash_bits,
+					   sizeof(*thpnuma_pending_buckets),
+					   GFP_KERNEL);
+	if (!inflight_buckets || !thpnuma_pending_buckets) {
+		tables_free();
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Unload, with no hooked call left: faults cut short count nothing. */
+void thpnuma_inflight_exit(void)
+{
+	struct task_entry *e;
+	struct hlist_bl_node *pos, *n;
+	unsigned int i;
+
+	for (i = 0; i < 1u << thpnuma_task_hash_bits; i++) {
+		hlist_bl_for_each_entry_safe(e, pos, n,
+					     &thpnuma_pending_buckets[i], hash) {
+			hlist_bl_del(&e->hash);
+			kfree(container_of(e, struct pending_fallback, entry));
+		}
+	}
+	tables_free();
+}
