@@ -9,21 +9,42 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
 #include "compat.h"
 #include "account.h"
 #include "inflight.h"
 
+/*
+ * A pending fallback is allocated in the fault path, GFP_NOWAIT: when
+ * that fails (all nodes short of memory, when it matters most), each CPU
+ * has a spare, so that the fault's next attempt still finds its record
+ * and the fault is not counted twice. Freed entries refill it.
+ */
+static DEFINE_PER_CPU(struct pending_fallback *, pending_spare);
+
+/* The VM tests' stand-in for a machine out of memory on every node. */
+static bool test_pending_nomem;
+module_param(test_pending_nomem, bool, 0600);
+MODULE_PARM_DESC(test_pending_nomem,
+		 "For tests only: the pending fallback's GFP_NOWAIT allocation fails");
+
 static struct pending_fallback *pending_alloc(void)
 {
-	return kmalloc(sizeof(struct pending_fallback),
-		       GFP_NOWAIT | __GFP_NOWARN);
+	struct pending_fallback *p = NULL;
+
+	if (!READ_ONCE(test_pending_nomem))
+		p = kmalloc(sizeof(*p), GFP_NOWAIT | __GFP_NOWARN);
+	if (!p)
+		p = this_cpu_xchg(pending_spare, NULL);
+	return p;
 }
 
 static void pending_release(struct pending_fallback *p)
 {
-	kfree(p);
+	if (this_cpu_cmpxchg(pending_spare, NULL, p))
+		kfree(p);
 }
 
 struct thpnuma_fault_record thpnuma_fault_record(int node, u32 config,
@@ -124,7 +145,7 @@ void thpnuma_account_attempt(const struct thpnuma_fault_record *r,
 	} else {
 		p = pending_alloc();
 		if (!p) {
-			/* Without memory for one, the failure counts at once. */
+			/* No memory and no spare: counted now, maybe again. */
 			thpnuma_account_fault(r, policy);
 			return;
 		}
@@ -145,11 +166,33 @@ void notrace thpnuma_pending_end(struct task_struct *task)
 	}
 }
 
+static void spares_free(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		kfree(per_cpu(pending_spare, cpu));
+		per_cpu(pending_spare, cpu) = NULL;
+	}
+}
+
 int thpnuma_account_init(void)
 {
+	struct pending_fallback *p;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		p = kmalloc(sizeof(*p), GFP_KERNEL);
+		if (!p) {
+			spares_free();
+			return -ENOMEM;
+		}
+		per_cpu(pending_spare, cpu) = p;
+	}
 	return 0;
 }
 
 void thpnuma_account_exit(void)
 {
+	spares_free();
 }

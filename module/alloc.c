@@ -19,6 +19,22 @@
 #include "inflight.h"
 #include "tracepoints.h"
 
+/*
+ * One reclaim and compaction round per attempt, whatever the order. For
+ * orders up to PAGE_ALLOC_COSTLY_ORDER the page allocator otherwise
+ * retries reclaim for as long as it makes progress and then calls the
+ * OOM killer: a policy that leaves out nodes (the remote attempt) would
+ * kill for a 16 KiB folio that the kernel gets by reclaiming the local
+ * node or by falling back to small pages. Costly orders stop after one
+ * round by themselves.
+ */
+static gfp_t bounded_gfp(gfp_t gfp, int order)
+{
+	if (order <= PAGE_ALLOC_COSTLY_ORDER)
+		gfp |= __GFP_NORETRY;
+	return gfp;
+}
+
 static struct thpnuma_thp *alloc_strict_local(gfp_t gfp, int order, int local)
 {
 	return thpnuma_thp_alloc(gfp | __GFP_THISNODE, order, local, NULL);
@@ -35,14 +51,18 @@ static struct thpnuma_thp *alloc_local_then_remote(gfp_t gfp, int order,
 	nodemask_t remote;
 
 	/*
-	 * Without reclaim bits: compaction only. NORETRY alone still allows
-	 * one reclaim round on kernels before 9c9828d3ead6 (and for orders
-	 * up to PAGE_ALLOC_COSTLY_ORDER on all), so the reclaim hook refuses
-	 * that round. With reclaim bits, one full round of local reclaim
-	 * runs, restricted to what the bits allow.
+	 * Without reclaim bits: compaction only. For orders up to
+	 * PAGE_ALLOC_COSTLY_ORDER, NORETRY still allows one reclaim round
+	 * (9c9828d3ead6 stops it for larger ones only), so the reclaim hook
+	 * refuses that round. With reclaim bits, one full round of local
+	 * reclaim runs, restricted to what the bits allow: a larger order
+	 * gets that round only without the NORETRY a caller may have set
+	 * (defrag=always outside MADV_HUGEPAGE, shmem).
 	 */
 	if (!effort.reclaim)
 		local_gfp |= __GFP_NORETRY;
+	else if (order > PAGE_ALLOC_COSTLY_ORDER)
+		local_gfp &= ~__GFP_NORETRY;
 	if (!effort.wake_kswapd)
 		local_gfp &= ~__GFP_KSWAPD_RECLAIM;
 
@@ -118,13 +138,14 @@ static struct thpnuma_thp *hooked_alloc(gfp_t gfp, unsigned long decided,
 
 	switch (action) {
 	case THPNUMA_ACT_STRICT_LOCAL:
-		thp = alloc_strict_local(gfp, order, local);
+		thp = alloc_strict_local(bounded_gfp(gfp, order), order, local);
 		record->local_attempt = thp ? THPNUMA_LOCAL_SUCCEEDED :
 						THPNUMA_LOCAL_FAILED;
 		break;
 	case THPNUMA_ACT_LOCAL_THEN_REMOTE:
-		thp = alloc_local_then_remote(gfp, order, local,
-					      cfg.zone_reclaim, &inflight);
+		thp = alloc_local_then_remote(bounded_gfp(gfp, order), order,
+					      local, cfg.zone_reclaim,
+					      &inflight);
 		break;
 	case THPNUMA_ACT_COUNT_ONLY:
 		thp = kernel_alloc(kind, gfp, order, arg2, arg3, arg4, arg5);

@@ -20,9 +20,12 @@
 #define DECIDED_ORDER_SHIFT	25
 #define DECIDED_ORDER_MASK	0xfu
 #define DECIDED_KIND_SHIFT	29
-#define DECIDED_KIND_MASK	0x1u
+#define DECIDED_KIND_MASK	0x3u
 #define DECIDED_BY_OVERRIDE	(1u << 31)
 #define DECIDED_NODE_SHIFT	32
+
+static_assert(THPNUMA_NR_KINDS <= DECIDED_KIND_MASK + 1);
+static_assert(THPNUMA_MAX_THP_ORDER <= DECIDED_ORDER_MASK);
 
 static inline unsigned long thpnuma_decided(u32 config, unsigned int order,
 					    unsigned int kind, bool overridden,

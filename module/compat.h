@@ -199,6 +199,40 @@ thpnuma_shmem_kernel_alloc(gfp_t gfp, int order, unsigned long arg2,
 #endif
 
 /*
+ * Anonymous swap-in as a large folio (6.12, from SWP_SYNCHRONOUS_IO
+ * devices such as zram, while zswap has never been enabled) allocates
+ * through the hooked allocator with the fault's THP gfp and steps down
+ * through the orders like an mTHP fault: alloc_swap_folio() (inlined
+ * into do_swap_page()); since 7.2 __swap_cache_alloc() (inlined into
+ * swap_cache_alloc_folio()), whose small-page swap-ins also come here.
+ * shmem's large swap-in allocates with folio_alloc_mpol(), which is not
+ * hooked: the kernel places it, uncounted.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+#define THPNUMA_SWAPIN_CALLERS		"__swap_cache_alloc", \
+					"swap_cache_alloc_folio"
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#define THPNUMA_SWAPIN_CALLERS		"alloc_swap_folio", "do_swap_page"
+#endif
+
+/*
+ * Kernel functions that call a hooked one with THP orders outside any
+ * fault, left to the kernel: page migration under mbind() before 6.12
+ * (new_page() in mm/mempolicy.c), and shmem's copy of a swapped-in folio
+ * into another zone (shmem_replace_folio(), inlined into
+ * shmem_swapin_folio() in Debian's builds). Any other caller of a THP
+ * order is unmatched: a livepatched copy of a fault path, whose faults
+ * the policy then misses, or a driver (7.2's GPU SVM migrates device
+ * memory back into folios of up to PMD order).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#define THPNUMA_OTHER_CALLERS		"shmem_replace_folio", \
+					"shmem_swapin_folio"
+#else
+#define THPNUMA_OTHER_CALLERS		"new_page"
+#endif
+
+/*
  * sched_process_exit gained "bool group_dead" in 6.16 (3e816361e94a); a
  * probe must have the tracepoint's prototype (kCFI checks it).
  */
@@ -207,6 +241,13 @@ thpnuma_shmem_kernel_alloc(gfp_t gfp, int order, unsigned long arg2,
 	struct task_struct *task, bool group_dead
 #else
 #define THPNUMA_EXIT_PROBE_ARGS(task)	struct task_struct *task
+#endif
+
+/* sysfs passes bin_attribute callbacks a const attribute since 6.16. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+#define THPNUMA_BIN_ATTR_CONST		const
+#else
+#define THPNUMA_BIN_ATTR_CONST
 #endif
 
 /*

@@ -48,11 +48,13 @@ enum thpnuma_policy_counter {
 
 /*
  * The THP kinds thpnuma covers, one per fault path: anonymous memory (PMD
- * size and, since 6.8, the smaller mTHP orders) and shmem/tmpfs.
+ * size and, since 6.8, the smaller mTHP orders), shmem/tmpfs, and the
+ * swap-in of anonymous memory as a large folio (6.10+).
  */
 #define THPNUMA_KINDS(C)	\
-	C(ANON,  anon)		\
-	C(SHMEM, shmem)
+	C(ANON,   anon)		\
+	C(SHMEM,  shmem)	\
+	C(SWAPIN, swapin)
 
 #define THPNUMA_KIND_ENUM(id, name)	THPNUMA_KIND_##id,
 

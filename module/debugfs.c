@@ -295,9 +295,9 @@ DEFINE_SHOW_ATTRIBUTE(orders);
 
 static int version_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "version %s\nkernel %s\nhooked_symbol %s\nprobe_missed %lu\n",
+	seq_printf(m, "version %s\nkernel %s\nhooked_symbol %s\nprobe_missed %lu\nunmatched_thp_calls %lu\n",
 		   THPNUMA_VERSION, UTS_RELEASE, THPNUMA_HOOKED_SYMBOL,
-		   thpnuma_probe_missed());
+		   thpnuma_probe_missed(), thpnuma_unmatched_calls());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(version);
@@ -339,6 +339,15 @@ int thpnuma_debugfs_init(void)
 	char name[32];
 	int i, nid, c;
 
+	/*
+	 * debugfs=off or no-mount leaves no debugfs at all. The policy needs
+	 * none: settings are module parameters, overrides are in
+	 * /sys/kernel/thpnuma/tasks. Only the statistics are lost.
+	 */
+	if (!debugfs_initialized()) {
+		pr_warn("debugfs is disabled on this kernel (debugfs=off or no-mount): no statistics; settings in /sys/module/thpnuma/parameters, overrides in /sys/kernel/thpnuma/tasks\n");
+		return 0;
+	}
 	thpnuma_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	if (IS_ERR(thpnuma_dir)) {
 		pr_err("cannot create debugfs directory: %ld\n",

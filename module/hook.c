@@ -13,6 +13,7 @@
 #include <linux/huge_mm.h>
 #include <linux/mempolicy.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include "compat.h"
@@ -27,6 +28,16 @@ static char *test_thp_fault_caller;
 module_param(test_thp_fault_caller, charp, 0);
 MODULE_PARM_DESC(test_thp_fault_caller,
 		 "For tests only: filter on this function instead of the kernel's THP fault path");
+
+/*
+ * Lets the VM tests play a kernel whose small-page allocation after failed
+ * THP attempts is not a hooked call, so that a fault's pending fallback
+ * outlives it.
+ */
+static bool test_small_unhooked;
+module_param(test_small_unhooked, bool, 0600);
+MODULE_PARM_DESC(test_small_unhooked,
+		 "For tests only: small-page calls do not end a fault's pending fallback");
 
 /*
  * The configuration the current task runs under. Without overrides this
@@ -85,7 +96,7 @@ struct thp_path {
 	unsigned long start, size;
 };
 
-enum { PATH_ANON_PMD, PATH_ANON_MTHP, PATH_SHMEM, NR_PATHS };
+enum { PATH_ANON_PMD, PATH_ANON_MTHP, PATH_SHMEM, PATH_SWAPIN, NR_PATHS };
 
 static struct thp_path thp_paths[NR_PATHS] = {
 	[PATH_ANON_PMD] = {
@@ -106,7 +117,52 @@ static struct thp_path thp_paths[NR_PATHS] = {
 		.hook		= HOOK_SHMEM_ALLOC,
 		.kind		= THPNUMA_KIND_SHMEM,
 	},
+#ifdef THPNUMA_SWAPIN_CALLERS
+	[PATH_SWAPIN] = {
+		.callers	= { THPNUMA_SWAPIN_CALLERS },
+		.hook		= HOOK_ALLOC,
+		.kind		= THPNUMA_KIND_SWAPIN,
+	},
+#endif
 };
+
+/* Callers of THP orders that are not faults (compat.h); may be absent. */
+static const char *const other_caller_names[] = { THPNUMA_OTHER_CALLERS };
+static struct thpnuma_hook other_callers[ARRAY_SIZE(other_caller_names)];
+
+/* Calls of THP orders from no known caller, since load. */
+static DEFINE_PER_CPU(unsigned long, unmatched_calls);
+
+unsigned long thpnuma_unmatched_calls(void)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(unmatched_calls, cpu);
+	return sum;
+}
+
+/*
+ * A THP order from no fault path: our own calls (the kernel policy's),
+ * the kernel's known other callers, or one the policy misses, such as a
+ * livepatched copy of a fault path that the load's checks never saw.
+ */
+static noinline void notrace unmatched_call(unsigned long parent_ip,
+					    unsigned int order)
+{
+	const struct thpnuma_hook *c;
+
+	if (within_module(parent_ip, THIS_MODULE))
+		return;
+	for (c = other_callers; c < other_callers + ARRAY_SIZE(other_callers);
+	     c++)
+		if (parent_ip - c->start < c->size)
+			return;
+	this_cpu_inc(unmatched_calls);
+	pr_warn_once("an order-%u allocation from %pS is on no THP fault path thpnuma knows (a livepatch or a driver): the policy does not apply to it; counted in unmatched_thp_calls\n",
+		     order, (void *)parent_ip);
+}
 
 /* The event of a THP fault left to the kernel: nothing allocated here. */
 static noinline void notrace trace_passthrough(int node, u32 config,
@@ -212,7 +268,8 @@ static __always_inline void thpnuma_alloc_hook(struct pt_regs *regs,
 	 * CPUs do not bounce a cache line every small-page fault reads.
 	 */
 	if (!order) {
-		if (unlikely(pending_maybe(current)))
+		if (unlikely(pending_maybe(current)) &&
+		    !READ_ONCE(test_small_unhooked))
 			thpnuma_pending_end(current);
 		return;
 	}
@@ -222,6 +279,7 @@ static __always_inline void thpnuma_alloc_hook(struct pt_regs *regs,
 			return;
 		}
 	}
+	unmatched_call(parent_ip, order);
 }
 
 static void notrace thpnuma_ftrace_callback(unsigned long ip,
@@ -360,6 +418,14 @@ int thpnuma_hooks_install(void)
 	for (path = thp_paths; path < thp_paths + NR_PATHS; path++)
 		if (path->callers[0] && resolve_path(path))
 			return -ENOENT;
+	/* Inlined or absent, a known other caller is simply not excluded. */
+	for (i = 0; i < ARRAY_SIZE(other_callers); i++) {
+		hook = &other_callers[i];
+		hook->name = other_caller_names[i];
+		if (thpnuma_lookup_function(hook->name, &hook->start,
+					    &hook->size))
+			hook->start = hook->size = 0;
+	}
 
 	for (i = 0; i < ARRAY_SIZE(thpnuma_hooks); i++) {
 		hook = &thpnuma_hooks[i];

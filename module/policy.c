@@ -200,7 +200,7 @@ bool thpnuma_covers(unsigned int coverage, const struct thpnuma_fault *f)
 	case THPNUMA_COVERAGE_PMD:
 		return f->kind == THPNUMA_KIND_ANON && f->pmd_order;
 	case THPNUMA_COVERAGE_PMD_MTHP:
-		return f->kind == THPNUMA_KIND_ANON;
+		return f->kind != THPNUMA_KIND_SHMEM;
 	default:
 		return true;
 	}

@@ -8,6 +8,7 @@
 #include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/compaction.h>
+#include <linux/cpuset.h>
 #include "compat.h"
 #include "inflight.h"
 
@@ -49,19 +50,44 @@ struct reclaim_probe_data {
 	int nid;	/* where a call that scans no node counts */
 };
 
+/*
+ * The node a try_to_free_pages(zonelist, order, gfp, nodemask) call is
+ * for: its zonelist's first zone that the gfp, the nodemask and the
+ * cpuset allow, the first shrink_zones() would scan. A local attempt's zonelist holds only the local
+ * node (__GFP_THISNODE), whatever the nodemask (with cpusets in use, the
+ * task's whole mems_allowed); a remote attempt's lists the remote nodes
+ * nearest first.
+ */
+static int reclaim_target_node(struct pt_regs *regs)
+{
+	struct zonelist *zonelist = (struct zonelist *)thpnuma_arg(regs, 0);
+	gfp_t gfp = (gfp_t)thpnuma_arg(regs, 2);
+	nodemask_t *nodemask = (nodemask_t *)thpnuma_arg(regs, 3);
+	enum zone_type highest = gfp_zone(gfp);
+	struct zoneref *z;
+
+	for (z = zonelist->_zonerefs; z->zone; z++) {
+		if (zonelist_zone_idx(z) > highest)
+			continue;
+		if (nodemask && !node_isset(zonelist_node_idx(z), *nodemask))
+			continue;
+		if (node_isset(zonelist_node_idx(z), cpuset_current_mems_allowed))
+			return zonelist_node_idx(z);
+	}
+	return NUMA_NO_NODE;
+}
+
 static int reclaim_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct reclaim_probe_data *data = (void *)ri->data;
-
-	nodemask_t *nodemask = (nodemask_t *)thpnuma_arg(regs, 3);
 
 	data->inflight = inflight_find();
 	if (!data->inflight)
 		return 1;
 	data->inflight->reclaim_node = NUMA_NO_NODE;
-	/* The remote attempt's nodemask, or the local attempt's node. */
-	data->nid = nodemask && !nodes_empty(*nodemask) ?
-		    first_node(*nodemask) : data->inflight->record.node;
+	data->nid = reclaim_target_node(regs);
+	if (data->nid == NUMA_NO_NODE)
+		data->nid = data->inflight->record.node;
 	return 0;
 }
 
@@ -78,8 +104,8 @@ static int reclaim_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 		return 0;
 	/*
 	 * Every call stalls, as the kernel's allocstall counts it; one that
-	 * scanned no node (zones ready for compaction) counts on the first
-	 * node it could have scanned.
+	 * scanned no node (zones ready for compaction) counts on the node it
+	 * was for.
 	 */
 	if (nid == NUMA_NO_NODE)
 		nid = data->nid;

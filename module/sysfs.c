@@ -3,8 +3,9 @@
  * /sys/kernel/thpnuma: the control files that kernel lockdown leaves
  * usable. Lockdown (Debian turns it on under Secure Boot) refuses to open
  * any debugfs file with a write bit, so the tasks and reset files are here
- * too, write-only, with debugfs' grammar; the settings are the module
- * parameters (config.c), and the 0400 debugfs files stay readable.
+ * too, with debugfs' grammar; the settings are the module parameters
+ * (config.c), and the 0400 debugfs files stay readable. A kernel booted
+ * with debugfs=off has no debugfs at all: tasks also lists the overrides.
  *
  * A kobject rather than module parameters: a write arrives with its
  * length, so it is parsed as strictly as the debugfs file (an embedded NUL
@@ -14,7 +15,11 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kobject.h>
+#include <linux/mm.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <linux/sysfs.h>
+#include "compat.h"
 #include "thpnuma.h"
 
 static struct kobject *thpnuma_kobj;
@@ -31,12 +36,17 @@ static bool control_write_ok(size_t count, const char *file)
 }
 
 /* "PID POLICY [ZONE_RECLAIM]" sets an override, "PID default" drops it. */
-static ssize_t tasks_store(struct kobject *kobj, struct kobj_attribute *attr,
-			   const char *buf, size_t count)
+static ssize_t tasks_write(struct file *file, struct kobject *kobj,
+			   THPNUMA_BIN_ATTR_CONST struct bin_attribute *attr,
+			   char *buf, loff_t off, size_t count)
 {
 	struct thpnuma_task_write w;
 	int err;
 
+	if (off) {
+		pr_info_ratelimited("tasks: write at offset %lld refused\n", off);
+		return -EINVAL;
+	}
 	if (!control_write_ok(count, "tasks"))
 		return -EINVAL;
 	if (thpnuma_parse_task_write(buf, count, &w)) {
@@ -45,6 +55,37 @@ static ssize_t tasks_store(struct kobject *kobj, struct kobj_attribute *attr,
 	}
 	err = thpnuma_tasks_write(&w);
 	return err ? err : count;
+}
+
+/*
+ * The overrides, one "PID COMMAND POLICY ZONE_RECLAIM" line each, as the
+ * debugfs tasks file lists them. A read at any offset formats the whole
+ * list, in a buffer that grows until it fits.
+ */
+static ssize_t tasks_read(struct file *file, struct kobject *kobj,
+			  THPNUMA_BIN_ATTR_CONST struct bin_attribute *attr,
+			  char *buf, loff_t off, size_t count)
+{
+	struct seq_file m = { .size = PAGE_SIZE };
+	ssize_t ret = 0;
+
+	for (;;) {
+		m.buf = kvmalloc(m.size, GFP_KERNEL);
+		if (!m.buf)
+			return -ENOMEM;
+		m.count = 0;
+		thpnuma_tasks_show(&m);
+		if (!seq_has_overflowed(&m))
+			break;
+		kvfree(m.buf);
+		m.size *= 2;
+	}
+	if (off < m.count) {
+		ret = min_t(size_t, count, m.count - off);
+		memcpy(buf, m.buf + off, ret);
+	}
+	kvfree(m.buf);
+	return ret;
 }
 
 static ssize_t reset_store(struct kobject *kobj, struct kobj_attribute *attr,
@@ -63,17 +104,26 @@ static ssize_t reset_store(struct kobject *kobj, struct kobj_attribute *attr,
 	return count;
 }
 
-static struct kobj_attribute tasks_attr = __ATTR_WO(tasks);
+static struct bin_attribute tasks_attr = {
+	.attr	= { .name = "tasks", .mode = 0600 },
+	.read	= tasks_read,
+	.write	= tasks_write,
+};
 static struct kobj_attribute reset_attr = __ATTR_WO(reset);
 
 static struct attribute *thpnuma_attrs[] = {
-	&tasks_attr.attr,
 	&reset_attr.attr,
 	NULL,
 };
 
+static THPNUMA_BIN_ATTR_CONST struct bin_attribute *thpnuma_bin_attrs[] = {
+	&tasks_attr,
+	NULL,
+};
+
 static const struct attribute_group thpnuma_attr_group = {
-	.attrs = thpnuma_attrs,
+	.attrs		= thpnuma_attrs,
+	.bin_attrs	= thpnuma_bin_attrs,
 };
 
 int thpnuma_sysfs_init(void)

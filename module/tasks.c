@@ -23,6 +23,8 @@
 #include <linux/spinlock.h>
 #include <linux/tracepoint.h>
 #include "compat.h"
+#include "account.h"
+#include "inflight.h"
 #include "thpnuma.h"
 
 #define MAX_TASKS_LIMIT		65536
@@ -269,10 +271,17 @@ static void notrace probe_fork(void *data, struct task_struct *parent,
 	}
 }
 
-/* The override goes with the group's last thread. */
+/*
+ * A thread's pending fallback (a fault that ended without a hooked
+ * small-page call) goes with the thread, counted; the override goes with
+ * the group's last thread.
+ */
 static void notrace probe_exit(void *data, THPNUMA_EXIT_PROBE_ARGS(task))
 {
 	struct task_override *o;
+
+	if (unlikely(pending_maybe(task)))
+		thpnuma_pending_end(task);
 
 	/* do_exit() decremented signal->live with a full barrier before. */
 	if (!(READ_ONCE(thpnuma_config_word) & THPNUMA_CFG_OVERRIDES))

@@ -120,6 +120,8 @@ void thpnuma_hooks_remove(void);
 int thpnuma_probes_install(void);
 void thpnuma_probes_remove(void);
 unsigned long thpnuma_probe_missed(void);
+/* Hooked calls of THP orders from no known caller (hook.c), since load. */
+unsigned long thpnuma_unmatched_calls(void);
 
 int thpnuma_debugfs_init(void);
 void thpnuma_debugfs_exit(void);

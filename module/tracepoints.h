@@ -33,7 +33,8 @@
 
 #define THPNUMA_TRACE_KINDS						\
 	EM(THPNUMA_KIND_ANON,			"anon")			\
-	EMe(THPNUMA_KIND_SHMEM,			"shmem")
+	EM(THPNUMA_KIND_SHMEM,			"shmem")		\
+	EMe(THPNUMA_KIND_SWAPIN,		"swapin")
 
 #define THPNUMA_TRACE_RESULTS						\
 	EM(THPNUMA_RESULT_NONE,			"-")			\

@@ -39,7 +39,7 @@ guest-bin: $(addprefix $(GUEST_BIN)/,$(basename $(notdir $(GUEST_C)))) guest-thp
 $(foreach k,$(SUPPORTED_KERNELS),.cache/kernels/$(k)/boot/vmlinuz-$(k)): .cache/kernels/%:
 	$(TOP)/tests/vm/fetch-kernel.sh $(firstword $(subst /, ,$*))
 
-TEST_MODULES := warn_on_load ipmodify_owner
+TEST_MODULES := warn_on_load ipmodify_owner livepatch_thp
 
 $(BUILD)/%/lib/test-modules.stamp: $(wildcard $(TOP)/tests/modules/*) $(TOP)/module/compat.h
 	rm -rf $(BUILD)/$*/testmod && mkdir -p $(BUILD)/$*/testmod $(BUILD)/$*/lib
