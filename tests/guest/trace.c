@@ -8,21 +8,11 @@
 #include "test_util.h"
 #include "kselftest_harness.h"
 
-#define TRACEFS		"/sys/kernel/tracing"
-#define EVENT_DIR	TRACEFS "/events/thpnuma/thp_fault"
 #define REGION		(32 * MiB)
 #define STORM_REGION	(64 * MiB)
 #define REGION_THPS	((long)(REGION / HPAGE_SIZE))
 #define STORM_THPS	((long)(STORM_REGION / HPAGE_SIZE))
 #define MAX_EVENTS	16384
-
-struct fault_event {
-	int pid, node, nid, order, override;
-	unsigned int zone_reclaim;
-	char policy[24], action[24], reason[16], kind[8], result[16], local_attempt[16];
-	unsigned long long compact_stall, compact_success, reclaim_stall;
-	unsigned long long reclaim_pages, alloc_ns;
-};
 
 /* One run: the events it traced, the counters and histograms after it. */
 struct run {
@@ -37,45 +27,10 @@ struct run {
 	bool hist_header_ok;
 };
 
-static int parse_event(const char *line, struct fault_event *e)
-{
-	const char *p = strstr(line, " thp_fault: ");
-
-	if (!p)
-		return 0;
-	memset(e, 0, sizeof(*e));
-	return sscanf(p, " thp_fault: pid=%d node=%d policy=%23s zone_reclaim=%u override=%d action=%23s reason=%15s kind=%7s order=%d result=%15s nid=%d local_attempt=%15s compact_stall=%llu compact_success=%llu reclaim_stall=%llu reclaim_pages=%llu alloc_ns=%llu",
-		      &e->pid, &e->node, e->policy, &e->zone_reclaim,
-		      &e->override, e->action, e->reason, e->kind, &e->order,
-		      e->result,
-		      &e->nid, e->local_attempt, &e->compact_stall,
-		      &e->compact_success, &e->reclaim_stall, &e->reclaim_pages,
-		      &e->alloc_ns) == 17 ? 1 : -1;
-}
-
 /* The trace buffer's events; lost counts entries the buffer dropped. */
 static void read_events(struct run *r)
 {
-	unsigned long in_buffer, written;
-	FILE *f = fopen(TRACEFS "/trace", "r");
-	char line[1024];
-	int ret;
-
-	r->nr = 0;
-	r->lost = -1;
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "# entries-in-buffer/entries-written: %lu/%lu",
-			   &in_buffer, &written) == 2)
-			r->lost = written - in_buffer;
-		ret = parse_event(line, &r->ev[r->nr]);
-		if (ret < 0)
-			r->lost++;
-		else if (ret > 0 && r->nr < MAX_EVENTS - 1)
-			r->nr++;
-	}
-	fclose(f);
+	r->nr = fault_trace_read(r->ev, MAX_EVENTS - 1, &r->lost);
 }
 
 /* The hist file; its header must name the buckets counters.h defines. */
@@ -114,7 +69,7 @@ static void read_hist(struct run *r)
 
 static int tracing(const char *on)
 {
-	return write_file(EVENT_DIR "/enable", on);
+	return write_file(FAULT_EVENT_DIR "/enable", on);
 }
 
 /* Counters reset, trace buffer empty, the event on. */
@@ -122,10 +77,7 @@ static int run_begin(struct run *r)
 {
 	int err = write_file(THPNUMA_DEBUGFS "/reset", "1");
 
-	err = err ?: write_file(TRACEFS "/buffer_size_kb", "4096");
-	err = err ?: write_file(TRACEFS "/trace", "");
-	err = err ?: write_file(TRACEFS "/tracing_on", "1");
-	err = err ?: tracing("1");
+	err = err ?: fault_trace_start();
 	vmstat_read(&r->vm0);
 	return err;
 }
@@ -323,7 +275,7 @@ FIXTURE_SETUP(trace)
 	snprintf(params, sizeof(params), "policy=%s zone_reclaim=%u",
 		 variant->policy, variant->zone_reclaim);
 	ASSERT_EQ(0, module_fresh_load(params));
-	ASSERT_EQ(0, access(EVENT_DIR "/format", R_OK));
+	ASSERT_EQ(0, access(FAULT_EVENT_DIR "/format", R_OK));
 	pin_to_node(0);
 	drop_caches();
 }
@@ -467,7 +419,7 @@ TEST(unload_with_the_event_enabled)
 		EXPECT_EQ(0, r->nr);
 	}
 	ASSERT_EQ(0, module_fresh_load("policy=kernel"));
-	EXPECT_EQ(0, read_file(EVENT_DIR "/enable", enabled, sizeof(enabled)) < 0);
+	EXPECT_EQ(0, read_file(FAULT_EVENT_DIR "/enable", enabled, sizeof(enabled)) < 0);
 	EXPECT_EQ('0', enabled[0]);
 	ASSERT_EQ(0, module_unload());
 	free(r);
@@ -489,7 +441,7 @@ TEST(perf_event_counts_and_holds_the_module)
 
 	pin_to_node(0);
 	ASSERT_EQ(0, module_fresh_load("policy=strict-local"));
-	ASSERT_LT(0, read_file(EVENT_DIR "/id", id, sizeof(id)));
+	ASSERT_LT(0, read_file(FAULT_EVENT_DIR "/id", id, sizeof(id)));
 	attr.config = strtoull(id, NULL, 10);
 	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
 	ASSERT_LE(0, fd) TH_LOG("perf_event_open: %s", strerror(errno));

@@ -333,6 +333,8 @@ TEST_F(decide, coverage_selects_kinds_and_orders)
 		{ THPNUMA_KIND_ANON,  false, { false, true,  true } },
 		{ THPNUMA_KIND_SHMEM, true,  { false, false, true } },
 		{ THPNUMA_KIND_SHMEM, false, { false, false, true } },
+		/* A large folio's swap-in is an anonymous mTHP fault. */
+		{ THPNUMA_KIND_SWAPIN, false, { false, true,  true } },
 	};
 	struct thpnuma_config cfg = { .policy = variant->policy };
 	unsigned int i, c;
@@ -551,6 +553,95 @@ TEST(overrides_flag_is_outside_the_fields)
 	EXPECT_EQ(0, word & THPNUMA_CFG_OVERRIDES);
 	cfg = thpnuma_config_unpack(word | THPNUMA_CFG_OVERRIDES);
 	EXPECT_EQ(word, thpnuma_config_pack(&cfg));
+}
+
+/*
+ * A fault's attempts as account.c counts them with thpnuma_step_down():
+ * got[k][o] THPs and fell[k][o] fallbacks of kind k and order o.
+ */
+struct step_sim {
+	bool pending;
+	unsigned int kind, first_order, last_order;
+	unsigned long got[THPNUMA_NR_KINDS][THPNUMA_ORDER_SLOTS];
+	unsigned long fell[THPNUMA_NR_KINDS][THPNUMA_ORDER_SLOTS];
+};
+
+static void sim_attempt(struct step_sim *s, unsigned int kind,
+			unsigned int order, bool got_thp)
+{
+	struct thpnuma_step step = thpnuma_step_down(s->pending, s->kind,
+						     s->last_order, kind,
+						     order, got_thp);
+
+	if (step.end_pending) {
+		s->fell[s->kind][s->first_order]++;
+		s->pending = false;
+	}
+	if (step.count_attempt) {
+		s->got[kind][order]++;
+		s->pending = false;
+		return;
+	}
+	if (!step.continues) {
+		s->kind = kind;
+		s->first_order = order;
+	}
+	s->pending = step.keep_pending;
+	s->last_order = order;
+}
+
+/* The small page, another call the kernel takes over, or the exit. */
+static void sim_end(struct step_sim *s)
+{
+	if (s->pending)
+		s->fell[s->kind][s->first_order]++;
+	s->pending = false;
+}
+
+TEST(step_down_counts_a_fallback_once_at_the_largest_order)
+{
+	struct step_sim s = { 0 };
+
+	sim_attempt(&s, THPNUMA_KIND_ANON, 4, false);
+	sim_attempt(&s, THPNUMA_KIND_ANON, 3, false);
+	sim_attempt(&s, THPNUMA_KIND_ANON, 2, false);
+	EXPECT_EQ(0, s.fell[THPNUMA_KIND_ANON][4]);
+	sim_end(&s);
+	EXPECT_EQ(1, s.fell[THPNUMA_KIND_ANON][4]);
+	EXPECT_EQ(0, s.fell[THPNUMA_KIND_ANON][3]);
+	EXPECT_EQ(0, s.fell[THPNUMA_KIND_ANON][2]);
+	sim_end(&s);
+	EXPECT_EQ(1, s.fell[THPNUMA_KIND_ANON][4]);
+}
+
+TEST(step_down_counts_a_success_at_its_order_only)
+{
+	struct step_sim s = { 0 };
+
+	sim_attempt(&s, THPNUMA_KIND_SWAPIN, 4, false);
+	sim_attempt(&s, THPNUMA_KIND_SWAPIN, 3, true);
+	sim_end(&s);
+	EXPECT_EQ(1, s.got[THPNUMA_KIND_SWAPIN][3]);
+	EXPECT_EQ(0, s.fell[THPNUMA_KIND_SWAPIN][4]);
+	EXPECT_EQ(0, s.fell[THPNUMA_KIND_SWAPIN][3]);
+}
+
+TEST(step_down_ends_a_fault_that_did_not_continue)
+{
+	struct step_sim s = { 0 };
+
+	/* Another kind, or the same or a larger order: a new fault. */
+	sim_attempt(&s, THPNUMA_KIND_SHMEM, 3, false);
+	sim_attempt(&s, THPNUMA_KIND_ANON, 2, false);
+	EXPECT_EQ(1, s.fell[THPNUMA_KIND_SHMEM][3]);
+	sim_attempt(&s, THPNUMA_KIND_ANON, 2, true);
+	EXPECT_EQ(1, s.fell[THPNUMA_KIND_ANON][2]);
+	EXPECT_EQ(1, s.got[THPNUMA_KIND_ANON][2]);
+	sim_attempt(&s, THPNUMA_KIND_ANON, 3, false);
+	sim_attempt(&s, THPNUMA_KIND_ANON, 4, true);
+	EXPECT_EQ(1, s.fell[THPNUMA_KIND_ANON][3]);
+	EXPECT_EQ(1, s.got[THPNUMA_KIND_ANON][4]);
+	EXPECT_FALSE(s.pending);
 }
 
 TEST_HARNESS_MAIN

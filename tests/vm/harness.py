@@ -61,13 +61,15 @@ def distance(i, j, nodes):
 
 
 def read_manifest(path):
-    """Lines: TOPOLOGY TIMEOUT TEST [NAME=value...] [zram] [core].
+    """Lines: TOPOLOGY TIMEOUT TEST [NAME=value...] [boot:ARG...] [zram] [core].
 
     A test's name is its program with its NAME=value words (shell-quoted),
     e.g. "stress STRESS_CHANGES=1000 STRESS_CYCLES=6": the words become the
     test's environment in the guest, and the name tells two lines running
-    one program apart. "core" marks the lines that also run on the
-    --core-kernels. Entries: (topology, timeout, name, zram, core).
+    one program apart. boot:ARG words go on the kernel command line
+    (boot:debugfs=off); tests share a boot only with the same ones.
+    "core" marks the lines that also run on the --core-kernels. Entries:
+    (topology, timeout, name, zram, core, boot arguments).
     """
     entries = []
     with open(path) as f:
@@ -76,14 +78,16 @@ def read_manifest(path):
             if not words:
                 continue
             topo, limit, prog, rest = words[0], int(words[1]), words[2], words[3:]
+            boot = " ".join(w[len("boot:"):] for w in rest if w.startswith("boot:"))
+            rest = [w for w in rest if not w.startswith("boot:")]
             params = [w for w in rest if "=" in w]
             other = [w for w in rest if "=" not in w]
             flags = set(other)
             if topo not in TOPOLOGIES or len(flags) != len(other) or flags - {"zram", "core"}:
-                raise SystemExit("%s:%d: expected TOPOLOGY TIMEOUT TEST [NAME=value...] [zram] [core]"
-                                 % (path, number))
+                raise SystemExit("%s:%d: expected TOPOLOGY TIMEOUT TEST [NAME=value...] "
+                                 "[boot:ARG...] [zram] [core]" % (path, number))
             entries.append((topo, limit, shlex.join([prog] + params), "zram" in flags,
-                            "core" in flags))
+                            "core" in flags, boot))
     return entries
 
 
@@ -130,7 +134,7 @@ def vmlinuz(kver):
     return os.path.join(CACHE, "kernels", kver, "boot", "vmlinuz-" + kver)
 
 
-def qemu_command(kver, topo, initrd, console_log, results_log, node_mb):
+def qemu_command(kver, topo, initrd, console_log, results_log, node_mb, boot_args=""):
     nodes, default_mb = TOPOLOGIES[topo]
     cpus = TOPOLOGY_CPUS.get(topo, nodes)
     per_node = max(cpus // nodes, 1)
@@ -149,7 +153,7 @@ def qemu_command(kver, topo, initrd, console_log, results_log, node_mb):
            # doesn't work!").
            "-append", "console=ttyS0 quiet panic=-1 numa_balancing=disable "
                       "rcupdate.rcu_cpu_stall_timeout=60 watchdog_thresh=30 "
-                      "no_timer_check rdinit=/init",
+                      "no_timer_check rdinit=/init" + (" " + boot_args if boot_args else ""),
            "-serial", "file:" + console_log, "-serial", "file:" + results_log]
     for n in range(nodes):
         first, last = n * per_node, (n + 1) * per_node - 1
@@ -287,10 +291,12 @@ def parse(kver, topo, tests, results_text, console_text):
 
 
 def run_boot(kver, topo, tests, zram, keep_dir, node_mb=None, timeout=None, stream=False,
-             extra_conf=None):
+             extra_conf=None, boot_args=""):
     """Boot once and return (results, results_text, dmesg)."""
     tag = "%s-%s-%s" % (kver, topo, re.sub(r"[^\w.=-]+", "_", tests[0][0])
                         if len(tests) == 1 else "suite")
+    if boot_args:
+        tag += "-" + re.sub(r"[^\w.=-]+", "_", boot_args)
     workdir = os.path.join(keep_dir, tag)
     os.makedirs(workdir, exist_ok=True)
     initrd = make_initrd(kver, tests, zram, workdir, extra_conf)
@@ -298,7 +304,7 @@ def run_boot(kver, topo, tests, zram, keep_dir, node_mb=None, timeout=None, stre
     results_log = os.path.join(workdir, "results.log")
     for p in (console_log, results_log):
         open(p, "w").close()
-    cmd = qemu_command(kver, topo, initrd, console_log, results_log, node_mb)
+    cmd = qemu_command(kver, topo, initrd, console_log, results_log, node_mb, boot_args)
     # Hard limit for the whole boot: the tests' own limits plus boot time.
     limit = timeout or (sum(l for _, l in tests) + 120)
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -383,10 +389,12 @@ def main():
         core_only = kver in args.core_kernels
         for topo in TOPOLOGIES:
             for zram in (False, True):
-                tests = [(n, l) for t, l, n, z, c in manifest
-                         if t == topo and z == zram and (c or not core_only)]
-                if tests:
-                    boots.append((kver, topo, tests, zram))
+                for boot in sorted({e[5] for e in manifest}):
+                    tests = [(n, l) for t, l, n, z, c, b in manifest
+                             if t == topo and z == zram and b == boot
+                             and (c or not core_only)]
+                    if tests:
+                        boots.append((kver, topo, tests, zram, boot))
 
     # Longest boots first, so the two workers finish close together.
     boots.sort(key=lambda b: -sum(limit for _, limit in b[2]))
@@ -394,8 +402,9 @@ def main():
     start = time.time()
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         futures = [pool.submit(run_boot, k, t, tests, z,
-                               os.path.join(args.logs, "zram" if z else "plain"))
-                   for k, t, tests, z in boots]
+                               os.path.join(args.logs, "zram" if z else "plain"),
+                               boot_args=b)
+                   for k, t, tests, z, b in boots]
         if args.self_test:
             futures.append(pool.submit(lambda: (self_test(args.kernels[0], args.logs), None, None)))
         for f in futures:

@@ -494,6 +494,86 @@ pid_t start_locked_fill(void)
 	return start_holder(0, fill_locked_to_low, 0);
 }
 
+/* Free memory above the min watermark in @node's user zones, in kB. */
+static long user_zones_above_min_kb(int node)
+{
+	char line[256], zone[32];
+	long v, free = 0, min = 0;
+	int nid, in_zone = 0;
+	FILE *f = fopen("/proc/zoneinfo", "r");
+
+	if (!f)
+		die("open /proc/zoneinfo");
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Node %d, zone %31s", &nid, zone) == 2)
+			in_zone = nid == node && strcmp(zone, "DMA");
+		else if (in_zone && sscanf(line, " pages free %ld", &v) == 1)
+			free += v;
+		else if (in_zone && sscanf(line, " min %ld", &v) == 1)
+			min += v;
+	}
+	fclose(f);
+	return (free - min) * (long)(BASE_PAGE_SIZE / 1024);
+}
+
+/*
+ * Down to @margin_kb above min, in steps that halve the headroom: the
+ * per-CPU lists hold pages that /proc/zoneinfo's free count leaves out,
+ * and refilling them takes more than a step asks for. What is left goes
+ * to the first allocations of the test. Should the filler's own
+ * allocation still fail, the OOM killer takes the filler, not the guest.
+ */
+static void fill_locked_to_margin(int node, long margin_kb)
+{
+	long headroom;
+
+	if (write_file("/proc/self/oom_score_adj", "1000"))
+		_exit(1);
+	while ((headroom = user_zones_above_min_kb(node)) > margin_kb) {
+		size_t len = headroom > 8192 ? HPAGE_SIZE :
+			     (size_t)(headroom / 2) * 1024 & ~(BASE_PAGE_SIZE - 1);
+		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			_exit(1);
+		madvise(p, len, MADV_NOHUGEPAGE);
+		if (mlock(p, len))
+			_exit(1);
+	}
+}
+
+pid_t start_locked_fill_to_min(int node)
+{
+	return start_holder(node, fill_locked_to_margin, 2048);
+}
+
+/*
+ * Every other page of a region faulted in order: consecutive faults take
+ * physically consecutive pages, so what is freed is scattered.
+ */
+static void fill_fragmented(int node, long free_kb)
+{
+	size_t len = (size_t)free_kb * 2048;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		_exit(1);
+	madvise(p, len, MADV_NOHUGEPAGE);
+	if (mlock(p, len))
+		_exit(1);
+	fill_locked_to_margin(node, 512);
+	for (size_t off = 0; off < len; off += 2 * BASE_PAGE_SIZE)
+		if (munmap(p + off, BASE_PAGE_SIZE))
+			_exit(1);
+}
+
+pid_t start_fragmented_fill(int node, long free_kb)
+{
+	return start_holder(node, fill_fragmented, free_kb);
+}
+
 int read_orders(struct orders_table *t)
 {
 	static char text[1 << 16];
@@ -684,4 +764,60 @@ long node_headroom_kb(int node)
 		pages += free - (min - boost);
 	fclose(f);
 	return pages * (BASE_PAGE_SIZE / 1024);
+}
+
+int parse_fault_event(const char *line, struct fault_event *e)
+{
+	const char *p = strstr(line, " thp_fault: ");
+
+	if (!p)
+		return 0;
+	memset(e, 0, sizeof(*e));
+	return sscanf(p, " thp_fault: pid=%d node=%d policy=%23s zone_reclaim=%u override=%d action=%23s reason=%15s kind=%7s order=%d result=%15s nid=%d local_attempt=%15s compact_stall=%llu compact_success=%llu reclaim_stall=%llu reclaim_pages=%llu alloc_ns=%llu",
+		      &e->pid, &e->node, e->policy, &e->zone_reclaim,
+		      &e->override, e->action, e->reason, e->kind, &e->order,
+		      e->result, &e->nid, e->local_attempt, &e->compact_stall,
+		      &e->compact_success, &e->reclaim_stall, &e->reclaim_pages,
+		      &e->alloc_ns) == 17 ? 1 : -1;
+}
+
+int fault_trace_start(void)
+{
+	char size[32] = "";
+	int err = 0;
+
+	/* Resized only once: under memory pressure it may not allocate. */
+	read_file(TRACEFS "/buffer_size_kb", size, sizeof(size));
+	if (strncmp(size, "4096\n", 5))
+		err = write_file(TRACEFS "/buffer_size_kb", "4096");
+
+	err = err ?: write_file(TRACEFS "/trace", "");
+	err = err ?: write_file(TRACEFS "/tracing_on", "1");
+	return err ?: write_file(FAULT_EVENT_DIR "/enable", "1");
+}
+
+long fault_trace_read(struct fault_event *ev, long max, long *lost)
+{
+	unsigned long in_buffer, written;
+	FILE *f = fopen(TRACEFS "/trace", "r");
+	struct fault_event e;
+	char line[1024];
+	long nr = 0;
+	int ret;
+
+	*lost = -1;
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "# entries-in-buffer/entries-written: %lu/%lu",
+			   &in_buffer, &written) == 2)
+			*lost = written - in_buffer;
+		ret = parse_fault_event(line, &e);
+		if (ret < 0)
+			(*lost)++;
+		else if (ret > 0 && nr < max)
+			ev[nr++] = e;
+	}
+	fclose(f);
+	return nr;
 }

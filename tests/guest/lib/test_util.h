@@ -86,6 +86,22 @@ void stop_hog(pid_t pid);
  */
 void user_zones_kb(int node, long *free_kb, long *low_kb);
 pid_t start_locked_fill(void);
+/*
+ * @node filled with mlocked memory down to 2 MiB above its min watermark,
+ * by a child with oom_score_adj 1000 (the OOM killer's first choice): the
+ * first allocations take what is left, the next ones fail, and reclaim
+ * frees nothing. Its pid, or -1.
+ */
+pid_t start_locked_fill_to_min(int node);
+/*
+ * The same (to 512 kB above min), then @free_kb of it freed again as
+ * scattered single pages: free memory above every watermark that no THP
+ * fits in, which compaction cannot join (with
+ * vm.compact_unevictable_allowed=0) and reclaim skips as ready for
+ * compaction. Lower vm.min_free_kbytes first: pages below min are free
+ * too, and may hold a whole THP.
+ */
+pid_t start_fragmented_fill(int node, long free_kb);
 /* Whether a swap device is active (the storm needs zram swap). */
 bool swap_active(void);
 
@@ -161,5 +177,28 @@ long mthp_stat(int size_kb, const char *name);
  * the min watermark (boost left out), plus the per-CPU lists' pages.
  */
 long node_headroom_kb(int node);
+
+/* The thpnuma:thp_fault trace event, as its printed line gives it. */
+#define TRACEFS		"/sys/kernel/tracing"
+#define FAULT_EVENT_DIR	TRACEFS "/events/thpnuma/thp_fault"
+
+struct fault_event {
+	int pid, node, nid, order, override;
+	unsigned int zone_reclaim;
+	char policy[24], action[24], reason[16], kind[8], result[16],
+	     local_attempt[16];
+	unsigned long long compact_stall, compact_success, reclaim_stall;
+	unsigned long long reclaim_pages, alloc_ns;
+};
+
+/* 1: @line is an event, parsed; 0: it is not one; -1: malformed. */
+int parse_fault_event(const char *line, struct fault_event *e);
+/* An empty 4 MiB trace buffer, tracing on, the event enabled; 0 or -errno. */
+int fault_trace_start(void);
+/*
+ * The buffer's events, at most @max into @ev; how many. *@lost counts those
+ * the buffer dropped and lines that did not parse (-1: no trace file).
+ */
+long fault_trace_read(struct fault_event *ev, long max, long *lost);
 
 #endif /* THPNUMA_TEST_UTIL_H */

@@ -1,0 +1,37 @@
+#!/bin/sh
+# A kernel booted with debugfs=off (MANIFEST: boot:debugfs=off; on 7.3
+# debugfs=no-mount means the same): the module loads and says where its
+# settings are, the settings change through the module parameters, and
+# per-process overrides are set, listed and cleared through
+# /sys/kernel/thpnuma/tasks. thpnumactl sets the policy, and its stat
+# command says why there are no statistics.
+. /tests/lib.sh
+T=/tests/thpnumactl
+P=/sys/module/thpnuma/parameters
+S=/sys/kernel/thpnuma
+out=/tmp/debugfs-off.out
+err=/tmp/debugfs-off.err
+
+tap_plan 12
+case " $(cat /proc/cmdline) " in
+*" debugfs=off "*) ok "booted with debugfs=off" ;;
+*) not_ok "booted with debugfs=off"; tap_done ;;
+esac
+check "module loads" thpnuma_load policy=local-then-remote
+check "the load says debugfs is disabled and where the settings are" \
+	sh -c "dmesg | grep -q 'thpnuma: debugfs is disabled.*/sys/module/thpnuma/parameters'"
+check "no debugfs directory" test ! -e $THPNUMA_DIR
+check "policy through the module parameter" \
+	sh -c "echo strict-local > $P/policy && grep -qx strict-local $P/policy"
+sleep 300 &
+pid=$!
+check "override set through $S/tasks" sh -c "echo '$pid local-then-remote 1' > $S/tasks"
+check "override listed by $S/tasks" \
+	sh -c "grep -qx '$pid sleep local-then-remote 1' $S/tasks"
+check "override cleared" sh -c "echo '$pid default' > $S/tasks && ! grep -q '^$pid ' $S/tasks"
+expect "thpnumactl policy works without debugfs" 0 "" policy kernel
+check "and the parameter shows it" grep -qx kernel $P/policy
+expect "thpnumactl stat names debugfs=off" 1 "debugfs=off" stat
+kill $pid
+check "module unloads" thpnuma_unload
+tap_done
