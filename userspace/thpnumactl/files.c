@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include "thpnumactl.h"
 
@@ -104,6 +105,27 @@ int ensure_module(void)
 		return 0;
 	error(MODULE_NAME " is not loaded; load it with: " PROG " load");
 	return EXIT_FAIL;
+}
+
+const char *kernel_release(void)
+{
+	static struct utsname uts;
+	const char *release = getenv(ENV_KERNEL_RELEASE);
+
+	if (release && *release)
+		return release;
+	if (!uts.release[0])
+		uname(&uts);
+	return uts.release;
+}
+
+int read_param(const char *name, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/" PARAMS_DIR "/%s", sysfs_root(),
+		 name);
+	return read_line(path, buf, len);
 }
 
 bool lockdown_active(char *buf, size_t len)

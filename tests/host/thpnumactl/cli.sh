@@ -82,6 +82,10 @@ make_tree() {
 
 make_tree "$work/tree"
 export THPNUMACTL_DEBUGFS="$dbg" THPNUMACTL_SYSFS="$sys"
+# A kernel command line of our own: the host's (debugfs=off, thpnuma.*)
+# must not change what the tests see.
+echo "BOOT_IMAGE=/boot/vmlinuz-6.1.0-57-amd64 root=/dev/vda ro quiet" > "$work/cmdline"
+export THPNUMACTL_CMDLINE="$work/cmdline"
 par=$sys/module/thpnuma/parameters
 ctl=$sys/kernel/thpnuma
 
@@ -1005,12 +1009,117 @@ expect_dry "coverage=pmd" "load --dry-run -c" -c pmd
 printf '# thpnuma\noptions thpnuma policy=strict-local zone_reclaim=1\noptions other policy=kernel\n' \
 	> "$mp/thpnuma.conf"
 expect_dry "policy=strict-local zone_reclaim=1" "load --dry-run: modprobe.d options are applied"
-expect_dry "policy=strict-local zone_reclaim=1 policy=local-then-remote" \
-	"load --dry-run: our --policy comes last and wins" --policy local-then-remote
+expect_dry "zone_reclaim=1 policy=local-then-remote" \
+	"load --dry-run: our --policy replaces modprobe.d's" --policy local-then-remote
 echo "options thpnuma scope=madvise" > "$mp/zz-scope.conf"
-expect_dry "policy=strict-local zone_reclaim=1 scope=madvise zone_reclaim=0" \
+expect_dry "policy=strict-local scope=madvise zone_reclaim=0" \
 	"load --dry-run: every modprobe.d file, then ours" -z none
 rm "$mp/zz-scope.conf"
+
+# modprobe.d values are checked as the command line's are, and named by
+# FILE:LINE; nothing is loaded (exit 2).
+# expect_conf_error RC MESSAGE NAME ARGS...: nothing on stdout.
+expect_conf_error() {
+	want_rc=$1 msg=$2 name=$3
+	shift 3
+	dry "$@"
+	if [ "$rc" -eq "$want_rc" ] && [ ! -s "$work/out" ] &&
+	   grep -qxF "thpnumactl: $msg" "$work/err"; then
+		ok "$name"
+	else
+		not_ok "$name (rc=$rc, want $want_rc and '$msg')"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
+}
+printf 'options thpnuma policy=strict_local\n' > "$mp/thpnuma.conf"
+expect_conf_error 2 "$mp/thpnuma.conf:1: invalid policy 'strict_local' (valid: kernel, strict-local, local-then-remote)" \
+	"load --dry-run refuses a bad modprobe.d policy, naming FILE:LINE"
+dry --policy strict-local
+if [ "$rc" -eq 0 ] && [ "$(cat "$work/out")" = "would load $ko with options: policy=strict-local" ] &&
+   grep -qF "$mp/thpnuma.conf:1: invalid policy 'strict_local'" "$work/err" &&
+   grep -qF -- "--policy replaces it" "$work/err"; then
+	ok "load --policy replaces a bad modprobe.d policy, with a note on the file"
+else
+	not_ok "load --policy replaces a bad modprobe.d policy (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+expect_conf_error 2 "$mp/thpnuma.conf:1: invalid policy 'strict_local' (valid: kernel, strict-local, local-then-remote)" \
+	"load --scope does not excuse a bad policy" --scope all
+printf '# comment\n\noptions other policy=bad\noptions thpnuma scope=all \\\n\tzone_reclaim=reclaim coverage=pmd\n' \
+	> "$mp/thpnuma.conf"
+expect_conf_error 2 "$mp/thpnuma.conf:5: invalid zone_reclaim 'reclaim' (0-7: a sum of 1 reclaim, 2 write, 4 swap)" \
+	"a continued line: the value's own line is named"
+expect_dry "scope=all coverage=pmd zone_reclaim=5" \
+	"--zone-reclaim replaces the bad value, the rest stays" -z 5
+printf 'options thpnuma polcy=kernel\n' > "$mp/thpnuma.conf"
+expect_conf_error 2 "$mp/thpnuma.conf:1: unknown parameter 'polcy' (thpnuma has policy, zone_reclaim, scope, coverage, max_tasks; the kernel would ignore it)" \
+	"an unknown parameter is refused"
+printf 'options thpnuma policy\n' > "$mp/thpnuma.conf"
+expect_conf_error 2 "$mp/thpnuma.conf:1: policy has no value (policy=...)" \
+	"a parameter without a value is refused"
+for pair in "0|invalid max_tasks '0' (1-65536)" "65537|invalid max_tasks '65537' (1-65536)" \
+	"1k|invalid max_tasks '1k' (1-65536)" "|invalid max_tasks '' (1-65536)"; do
+	v=${pair%%|*} msg=${pair#*|}
+	printf 'options thpnuma max_tasks=%s\n' "$v" > "$mp/thpnuma.conf"
+	expect_conf_error 2 "$mp/thpnuma.conf:1: $msg" "max_tasks=$v is refused"
+done
+printf 'options thpnuma max_tasks=2048 zone-reclaim=3 policy="kernel" dyndbg=+p\n' > "$mp/thpnuma.conf"
+expect_dry 'max_tasks=2048 zone-reclaim=3 policy="kernel" dyndbg=+p' \
+	"dashes, quotes and the kernel's own dyndbg are accepted as the kernel takes them"
+expect_dry 'max_tasks=2048 policy="kernel" dyndbg=+p zone_reclaim=0' \
+	"--zone-reclaim replaces zone-reclaim= (the kernel's dash is an underscore)" -z 0
+printf 'options thpnuma scope=al\n' > "$mp/thpnuma.txt"
+printf 'options thpnuma scope=al\n' > "$mp/.hidden.conf"
+: > "$mp/thpnuma.conf"
+expect_dry "none" "files that are not *.conf are not read, as by kmod"
+rm "$mp/thpnuma.txt" "$mp/.hidden.conf"
+# kmod's precedence: a file in an earlier directory hides one of the same
+# name in a later one; files are read in name order across directories.
+mkdir -p "$work/mp-etc" "$work/mp-lib"
+printf 'options thpnuma policy=bad\n' > "$work/mp-lib/thpnuma.conf"
+printf 'options thpnuma policy=kernel\n' > "$work/mp-etc/thpnuma.conf"
+printf 'options thpnuma scope=madvise\n' > "$work/mp-lib/50-scope.conf"
+printf 'options thpnuma coverage=pmd\n' > "$work/mp-etc/90-coverage.conf"
+THPNUMACTL_MODPROBE_D="$work/mp-etc:$work/mp-lib"
+expect_dry "scope=madvise coverage=pmd policy=kernel" \
+	"modprobe.d directories in kmod's precedence, files in name order"
+echo "options thpnuma scope=none" > "$work/mp-lib/50-scope.conf"
+expect_conf_error 2 "$work/mp-lib/50-scope.conf:1: invalid scope 'none' (valid: all, madvise)" \
+	"a bad value in a later directory is named with its path"
+rm -r "$work/mp-etc" "$work/mp-lib"
+THPNUMACTL_MODPROBE_D=$mp
+# The kernel command line's thpnuma.PARAM=VALUE, which kmod adds last.
+echo "ro quiet thpnuma.policy=strict-local thpnuma.scope=bogus other.x=1" > "$work/cmdline"
+expect_conf_error 2 "kernel command line: invalid scope 'bogus' (valid: all, madvise)" \
+	"a bad thpnuma.scope= on the kernel command line is refused"
+expect_dry "policy=strict-local scope=all" \
+	"the kernel command line's options, and ours replacing them" --scope all
+echo "BOOT_IMAGE=/boot/vmlinuz-6.1.0-57-amd64 root=/dev/vda ro quiet" > "$work/cmdline"
+: > "$mp/thpnuma.conf"
+# zone_reclaim is ignored unless the policy is local-then-remote.
+dry -p strict-local -z 7
+if [ "$rc" -eq 0 ] && grep -qF "note: zone_reclaim applies only under local-then-remote; the policy will be strict-local" "$work/err"; then
+	ok "load -p strict-local -z 7 notes that zone_reclaim has no effect"
+else
+	not_ok "load -p strict-local -z 7 notes that zone_reclaim has no effect (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+printf 'options thpnuma zone_reclaim=1\n' > "$mp/thpnuma.conf"
+dry
+if [ "$rc" -eq 0 ] && grep -qF "note: zone_reclaim applies only under local-then-remote; the policy will be kernel" "$work/err"; then
+	ok "load with modprobe.d's zone_reclaim and the default policy gets the note"
+else
+	not_ok "load with modprobe.d's zone_reclaim and the default policy gets the note (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+dry -p local-then-remote
+if [ "$rc" -eq 0 ] && [ ! -s "$work/err" ]; then
+	ok "load -p local-then-remote with zone_reclaim: no note"
+else
+	not_ok "load -p local-then-remote with zone_reclaim: no note (rc=$rc)"
+	sed 's/^/# /' "$work/err"
+fi
+: > "$mp/thpnuma.conf"
 cp "$here/../../../userspace/thpnuma.modprobe.conf" "$mp/thpnuma.conf"
 expect_dry "none" "the example modprobe.d file sets nothing until edited"
 sed -i 's/^#[[:space:]]*\(options thpnuma policy=\)/\1/' "$mp/thpnuma.conf"
@@ -1021,9 +1130,38 @@ else
 	not_ok "the example's policy line takes effect once uncommented (rc=$rc)"
 	sed 's/^/# /' "$work/out" "$work/err"
 fi
+sed 's/^#options /options /' "$here/../../../userspace/thpnuma.modprobe.conf" > "$mp/thpnuma.conf"
+expect_dry "policy=local-then-remote zone_reclaim=1 scope=all coverage=all max_tasks=1024" \
+	"every line of the example passes load's checks once uncommented"
 expect 1 "no such file" "load --dry-run of a missing file" \
-	load -n --module "$work/missing.ko"
-expect 2 "invalid policy 'x'" "load --dry-run --policy x" load -n -p x
+	load --dry-run --module "$work/missing.ko"
+expect 2 "invalid policy 'x'" "load --dry-run --policy x" load --dry-run -p x
+
+# ---- load on a kernel without the module: supported series or not -----------
+# THPNUMACTL_KERNEL_RELEASE stands in for uname -r (and /lib/modules/R).
+THPNUMACTL_KERNEL_RELEASE=6.18.0-test "$T" load --dry-run > "$work/out" 2> "$work/err"
+rc=$?
+if [ "$rc" -eq 1 ] &&
+   grep -qF "thpnuma does not support kernel 6.18.0-test (series 6.18; supported series: 5.10, 6.1, 6.12, 7.2, 7.3)" "$work/err" &&
+   grep -qF "dkms status thpnuma" "$work/err" &&
+   ! grep -q "install it" "$work/err"; then
+	ok "load on an unsupported kernel series names the supported ones"
+else
+	not_ok "load on an unsupported kernel series names the supported ones (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+THPNUMACTL_KERNEL_RELEASE=6.1.0-99-amd64 "$T" load --dry-run > "$work/out" 2> "$work/err"
+rc=$?
+if [ "$rc" -eq 1 ] &&
+   grep -qF "module thpnuma not found in /lib/modules/6.1.0-99-amd64" "$work/err" &&
+   grep -qF "dkms status thpnuma" "$work/err" &&
+   grep -qF -- "--module PATH" "$work/err" &&
+   ! grep -q "does not support" "$work/err"; then
+	ok "load on a supported series without the module: an install hint and dkms status"
+else
+	not_ok "load on a supported series without the module (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
 unset THPNUMACTL_MODPROBE_D
 
 # ---- not root ----------------------------------------------------------------
