@@ -96,9 +96,17 @@ static void print_module_status(void)
 	debugfs_path(path, sizeof(path), "version");
 	text = read_text(path);
 	if (!text) {
-		snprintf(value, sizeof(value), "unknown (%s)",
-			 errno == EACCES ? "reading debugfs needs root" :
-			 strerror(errno));
+		char why[128];
+
+		if (errno == EACCES)
+			snprintf(value, sizeof(value),
+				 "unknown (reading debugfs needs root)");
+		else if (errno == ENOENT && debugfs_disabled(why, sizeof(why)))
+			snprintf(value, sizeof(value),
+				 "unknown (debugfs disabled: %s)", why);
+		else
+			snprintf(value, sizeof(value), "unknown (%s)",
+				 strerror(errno));
 		print_field("version:", value);
 	}
 	uname(&uts);

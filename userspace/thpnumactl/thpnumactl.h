@@ -6,6 +6,7 @@
 #ifndef THPNUMACTL_H
 #define THPNUMACTL_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -148,10 +149,20 @@ bool lockdown_active(char *buf, size_t len);
 int write_first(const char *const *paths, unsigned int nr, const char *value,
 		unsigned int *used);
 /*
- * Make sure thpnuma's debugfs directory is reachable: mount debugfs if
- * it is not mounted and we may, else say exactly what is missing.
- * Returns 0 or an exit status after a message.
+ * Whether this kernel has debugfs disabled: debugfs=off or =no-mount on
+ * its command line (named in @why), or no debugfs among its filesystems.
  */
+bool debugfs_disabled(char *why, size_t len);
+/* reach_debugfs()'s return when the kernel has debugfs disabled. */
+#define DEBUGFS_DISABLED	(-ENODEV)
+/*
+ * Make sure thpnuma's debugfs directory is reachable: mount debugfs if
+ * it is not mounted and we may. Returns 0; DEBUGFS_DISABLED, with the
+ * reason in @why and nothing printed; or an exit status after saying
+ * exactly what is missing.
+ */
+int reach_debugfs(char *why, size_t len);
+/* reach_debugfs(), saying what works without debugfs when it is disabled. */
 int ensure_debugfs(void);
 /*
  * Why a debugfs file could not be read or written, in words: root is
@@ -241,7 +252,14 @@ int module_option_check(const struct module_option *o, char *why,
 /* ---- cmd-tasks.c ----------------------------------------------------- */
 
 struct policy_table;
+struct task_list;
 /* The policies file, parsed; 0 or an exit status after a message. */
 int read_policies(struct policy_table *pt);
+/*
+ * The per-process overrides: debugfs' overrides (or tasks) file, or, when
+ * the kernel has debugfs disabled, /sys/kernel/thpnuma/tasks. Returns 0
+ * or an exit status after a message.
+ */
+int read_overrides(struct task_list *tl);
 
 #endif /* THPNUMACTL_H */

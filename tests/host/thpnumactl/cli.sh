@@ -1164,6 +1164,69 @@ else
 fi
 unset THPNUMACTL_MODPROBE_D
 
+# The module is loaded again for the rest.
+echo live > "$sys/module/thpnuma/initstate"
+
+# ---- debugfs disabled by the kernel (debugfs=off, debugfs=no-mount) ---------
+# The statistics are in debugfs alone; settings and overrides in sysfs.
+THPNUMACTL_DEBUGFS=$work/no-debugfs
+for param in off no-mount; do
+	echo "BOOT_IMAGE=/vmlinuz ro debugfs=$param quiet" > "$work/cmdline"
+	for args in stat hist policies "watch 1 1"; do
+		# shellcheck disable=SC2086
+		run $args
+		if [ "$rc" -eq 1 ] && [ "$(wc -l < "$work/err")" -eq 1 ] &&
+		   grep -qF "statistics are in debugfs, which this kernel has disabled (debugfs=$param)" "$work/err" &&
+		   grep -qF "/sys/module/thpnuma/parameters" "$work/err" &&
+		   grep -qF "/sys/kernel/thpnuma" "$work/err" &&
+		   ! grep -q "needs root\|mount -t\|mounting" "$work/err"; then
+			ok "debugfs=$param: $args says the statistics need debugfs, once"
+		else
+			not_ok "debugfs=$param: $args says the statistics need debugfs (rc=$rc)"
+			sed 's/^/# /' "$work/out" "$work/err"
+		fi
+	done
+done
+run status
+if [ "$rc" -eq 0 ] && grep -q "^version: *unknown (debugfs disabled: debugfs=no-mount)" "$work/out" &&
+   grep -q "^policy: *strict-local" "$work/out"; then
+	ok "debugfs disabled: status shows the settings and why the version is unknown"
+else
+	not_ok "debugfs disabled: status shows the settings and why the version is unknown (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+expect 0 "strict-local" "debugfs disabled: policy reads the parameter" policy
+: > "$par/coverage"
+expect 0 "pmd" "debugfs disabled: coverage pmd" coverage pmd
+expect_file "$par/coverage" pmd "debugfs disabled: coverage writes the parameter"
+echo all > "$par/coverage"
+expect 0 "counters reset" "debugfs disabled: reset through sysfs" reset
+: > "$ctl/tasks"
+expect 0 "412 kernel" "debugfs disabled: task PID POLICY" task 412 kernel
+expect_file "$ctl/tasks" "412 kernel" "debugfs disabled: task writes /sys/kernel/thpnuma/tasks"
+# A module with a readable /sys/kernel/thpnuma/tasks: the same format.
+printf '412 thp\\040touch strict-local -\n77 db local-then-remote 3\n' > "$ctl/tasks"
+expect 0 "     412  thp touch         strict-local        global" \
+	"debugfs disabled: tasks reads /sys/kernel/thpnuma/tasks" tasks
+expect 0 "77  db                local-then-remote   3" \
+	"debugfs disabled: task PID reads /sys/kernel/thpnuma/tasks" task 77
+if [ "$(id -u)" -eq 0 ]; then
+	# An older module: /sys/kernel/thpnuma/tasks is write-only.
+	chmod 200 "$ctl/tasks"
+	run tasks
+	if [ "$rc" -eq 1 ] && grep -qF "cannot list the overrides" "$work/err" &&
+	   grep -qF "write-only" "$work/err"; then
+		ok "debugfs disabled, older module: tasks says why it cannot list"
+	else
+		not_ok "debugfs disabled, older module: tasks says why it cannot list (rc=$rc)"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
+	chmod 644 "$ctl/tasks"
+fi
+: > "$ctl/tasks"
+echo "BOOT_IMAGE=/boot/vmlinuz-6.1.0-57-amd64 root=/dev/vda ro quiet" > "$work/cmdline"
+THPNUMACTL_DEBUGFS=$dbg
+
 # ---- not root ----------------------------------------------------------------
 # debugfs is 0700 root: an ordinary user cannot even look inside.
 # uid 65534 runs a copy of the binary from the work directory: the build
