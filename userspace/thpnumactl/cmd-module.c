@@ -3,6 +3,7 @@
  * thpnumactl load, unload and status: the module itself, through libkmod,
  * and what the kernel says about it and the machine.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -14,6 +15,7 @@
 #include <sys/utsname.h>
 #include <syslog.h>
 #include <unistd.h>
+#include "overrides.h"
 #include "stats.h"
 #include "thpnumactl.h"
 
@@ -703,55 +705,148 @@ out:
 	return ret;
 }
 
-/* The checks rmmod makes before removing: not built in, no users. */
-static int check_unloadable(struct kmod_module *mod)
+/* Who may hold a reference: tracers of the trace event, debugfs readers. */
+static void explain_users(int refcnt)
 {
-	struct kmod_list *holders, *itr;
-	int state = kmod_module_get_initstate(mod);
-	int refcnt;
+	char dir[PATH_MAX], path[PATH_MAX + 16], line[16];
+	char *text, *row, *save = NULL;
 
-	if (state == KMOD_MODULE_BUILTIN) {
-		error(MODULE_NAME " is built into the kernel; it cannot be unloaded");
-		return -EINVAL;
-	}
-	if (state < 0) {
-		error(MODULE_NAME " is not loaded");
-		return -ENOENT;
-	}
-	holders = kmod_module_get_holders(mod);
-	if (holders) {
-		fprintf(stderr, PROG ": " MODULE_NAME
-			" is in use by other modules:");
-		kmod_list_foreach(itr, holders) {
-			struct kmod_module *holder = kmod_module_get_module(itr);
+	error(MODULE_NAME " is in use (reference count %d): a tracer of " MODULE_NAME
+	      ":thp_fault (perf, bpftrace, or a tracefs event or trigger on it) or an open file in debugfs holds it; stop them and try again",
+	      refcnt);
+	sysfs_path(dir, sizeof(dir), TRACE_EVENT_DIR);
+	snprintf(path, sizeof(path), "%s/enable", dir);
+	/* "1", or "1*" while a trigger holds it soft-disabled. */
+	if (!read_line(path, line, sizeof(line)) && line[0] == '1')
+		error("the " MODULE_NAME ":thp_fault event is enabled (echo 0 > %s)",
+		      path);
+	snprintf(path, sizeof(path), "%s/trigger", dir);
+	text = read_text(path);
+	for (row = text ? strtok_r(text, "\n", &save) : NULL; row;
+	     row = strtok_r(NULL, "\n", &save)) {
+		char *state = strstr(row, " [");
 
-			fprintf(stderr, " %s", kmod_module_get_name(holder));
-			kmod_module_unref(holder);
-		}
+		if (row[0] == '#')
+			continue;
+		/* "hist:... [active]": the trigger is what precedes " [". */
+		if (state)
+			*state = '\0';
+		error("a trigger is set on " MODULE_NAME ":thp_fault (%s: %s); remove it with: echo '!%s' >> %s",
+		      path, row, row, path);
+	}
+	free(text);
+}
+
+/*
+ * The checks rmmod makes before removing (not built in, no holders, no
+ * references), from /sys/module/thpnuma as libkmod reads them: through
+ * the sysfs root, so that the tests' tree stands in for it.
+ */
+static int check_unloadable(void)
+{
+	char path[PATH_MAX], line[32];
+	struct dirent *ent;
+	bool first = true;
+	DIR *d;
+
+	sysfs_path(path, sizeof(path), "module/" MODULE_NAME "/initstate");
+	if (access(path, F_OK)) {
+		sysfs_path(path, sizeof(path), "module/" MODULE_NAME);
+		if (!access(path, F_OK))
+			error(MODULE_NAME " is built into the kernel; it cannot be unloaded");
+		else
+			error(MODULE_NAME " is not loaded");
+		return EXIT_FAIL;
+	}
+	sysfs_path(path, sizeof(path), "module/" MODULE_NAME "/holders");
+	d = opendir(path);
+	while (d && (ent = readdir(d))) {
+		if (ent->d_name[0] == '.')
+			continue;
+		fprintf(stderr, "%s %s", first ? PROG ": " MODULE_NAME
+			" is in use by other modules:" : "", ent->d_name);
+		first = false;
+	}
+	if (d)
+		closedir(d);
+	if (!first) {
 		fputc('\n', stderr);
-		kmod_module_unref_list(holders);
-		return -EBUSY;
+		return EXIT_FAIL;
 	}
-	refcnt = kmod_module_get_refcnt(mod);
-	if (refcnt > 0) {
-		error(MODULE_NAME " is in use (reference count %d); close its debugfs files and try again",
-		      refcnt);
-		return -EBUSY;
+	sysfs_path(path, sizeof(path), "module/" MODULE_NAME "/refcnt");
+	if (!read_line(path, line, sizeof(line)) && atoi(line) > 0) {
+		explain_users(atoi(line));
+		return EXIT_FAIL;
 	}
 	return 0;
 }
 
+/*
+ * Overrides live in the module: unloading drops them, and a process
+ * started with `run` goes on under the global policy. Refuse unless the
+ * admin says --force.
+ */
+static int check_no_overrides(void)
+{
+	struct task_list tl;
+	int ret = read_overrides(&tl);
+
+	if (ret) {
+		error("cannot tell whether processes have per-process overrides, which unloading would lose; unload --force unloads anyway");
+		return EXIT_FAIL;
+	}
+	if (tl.nr) {
+		error("%u process%s a per-process override; unloading would lose %s:",
+		      tl.nr, tl.nr == 1 ? " has" : "es have",
+		      tl.nr == 1 ? "it" : "them");
+		tasks_write_table(stderr, &tl);
+		error("unload --force unloads anyway and the overrides are lost (after the next load, set them again with '"
+		      PROG " task PID POLICY')");
+		ret = EXIT_FAIL;
+	}
+	tasks_free(&tl);
+	return ret;
+}
+
 static int do_unload(const struct command *cmd, int argc, char *argv[])
 {
+	enum { OPT_FORCE = 256 };
+	static const struct option options[] = {
+		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
 	struct kmod_module *mod = NULL;
 	struct kmod_ctx *ctx;
-	int ret, err;
+	bool force = false;
+	int c, ret, err;
 
-	ret = parse_no_options(cmd, argc, argv, 0);
-	if (ret >= 0)
-		return ret;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+		if (c == OPT_FORCE) {
+			force = true;
+		} else if (c == 'h') {
+			show_help(cmd);
+			return EXIT_OK;
+		} else {
+			return option_error(cmd, c, argv);
+		}
+	}
+	if (optind < argc)
+		return usage_error(cmd, "unexpected argument '%s'",
+				   argv[optind]);
 	if (geteuid() != 0)
 		return needs_root("unloading a kernel module");
+	ret = check_unloadable();
+	if (!ret && !force)
+		ret = check_no_overrides();
+	if (ret)
+		return ret;
+	/* The checks read a test tree: the running kernel's module is not it. */
+	if (getenv(ENV_SYSFS)) {
+		error(ENV_SYSFS " is set: not unloading the running kernel's " MODULE_NAME);
+		return EXIT_FAIL;
+	}
 	ctx = kmod_context();
 	if (!ctx)
 		return EXIT_FAIL;
@@ -761,8 +856,6 @@ static int do_unload(const struct command *cmd, int argc, char *argv[])
 		error("cannot look up " MODULE_NAME ": %s", strerror(-err));
 		goto out;
 	}
-	if (check_unloadable(mod))
-		goto out;
 	err = kmod_module_remove_module(mod, 0);
 	if (err == -EBUSY || err == -EAGAIN)
 		error(MODULE_NAME " is in use; try again when it is idle");
@@ -812,11 +905,16 @@ const struct command cmd_unload = {
 	.name = "unload", .run = do_unload,
 	.summary = "unload the module if nothing uses it",
 	.usage =
-	"unload\n"
+	"unload [--force]\n"
 	"Unload thpnuma, after checking that no module holds it and its\n"
-	"reference count is zero, as rmmod does. Needs root.\n\n"
-	"Example:\n"
-	"  thpnumactl unload\n",
+	"reference count is zero, as rmmod does (a tracer of thpnuma:thp_fault\n"
+	"or an open debugfs file holds a reference), and that no process has\n"
+	"a per-process override, which unloading would lose. Needs root.\n\n"
+	"      --force   unload even if processes have overrides (they are lost)\n"
+	"  -h, --help    show this help\n\n"
+	"Examples:\n"
+	"  thpnumactl unload\n"
+	"  thpnumactl unload --force\n",
 };
 
 const struct command cmd_status = {

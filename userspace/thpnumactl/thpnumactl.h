@@ -30,6 +30,8 @@
 #define PARAMS_DIR		"module/" MODULE_NAME "/parameters"
 #define CONTROL_DIR		"kernel/" MODULE_NAME
 #define LOCKDOWN_FILE		"kernel/security/lockdown"
+/* Under the sysfs root: tracefs' directory of thpnuma's trace event. */
+#define TRACE_EVENT_DIR		"kernel/tracing/events/" MODULE_NAME "/thp_fault"
 #define DEFAULT_CMDLINE		"/proc/cmdline"
 /* Test hooks: point the tool at a fake directory tree. */
 #define ENV_DEBUGFS		"THPNUMACTL_DEBUGFS"

@@ -47,8 +47,9 @@ make_tree() {
 	dbg=$root/debug/thpnuma
 	sys=$root/sys
 	mkdir -p "$dbg" "$sys/module/thpnuma/parameters" \
+		"$sys/module/thpnuma/holders" \
 		"$sys/kernel/mm/transparent_hugepage" "$sys/kernel/thpnuma" \
-		"$sys/kernel/security" \
+		"$sys/kernel/security" "$sys/kernel/tracing/events/thpnuma/thp_fault" \
 		"$sys/devices/system/node/node0" "$sys/devices/system/node/node1"
 	echo "kernel [strict-local] local-then-remote" > "$dbg/policy"
 	echo 3 > "$dbg/zone_reclaim"
@@ -63,6 +64,10 @@ make_tree() {
 	printf 'version 0.1.0\nkernel 6.1.0-57-amd64\nhooked_symbol vma_alloc_folio\nprobe_missed 0\n' \
 		> "$dbg/version"
 	echo live > "$sys/module/thpnuma/initstate"
+	echo 0 > "$sys/module/thpnuma/refcnt"
+	echo 0 > "$sys/kernel/tracing/events/thpnuma/thp_fault/enable"
+	printf '# Available triggers:\n# traceon traceoff snapshot stacktrace enable_event disable_event enable_hist disable_hist hist\n' \
+		> "$sys/kernel/tracing/events/thpnuma/thp_fault/trigger"
 	echo strict-local > "$sys/module/thpnuma/parameters/policy"
 	echo 3 > "$sys/module/thpnuma/parameters/zone_reclaim"
 	echo all > "$sys/module/thpnuma/parameters/scope"
@@ -1167,6 +1172,91 @@ unset THPNUMACTL_MODPROBE_D
 # The module is loaded again for the rest.
 echo live > "$sys/module/thpnuma/initstate"
 
+# ---- unload: overrides and users -------------------------------------------
+# The checks read the fake sysfs; with THPNUMACTL_SYSFS set, unload stops
+# before asking the kernel, so the running kernel's thpnuma is never
+# touched. Needs root (unload refuses earlier without it).
+if [ "$(id -u)" -eq 0 ]; then
+	cp "$FIXTURES/policies.txt" "$dbg/policies"
+	printf '412 thp\\040touch strict-local -\n77 db local-then-remote 3\n' > "$dbg/tasks"
+	run unload
+	if [ "$rc" -eq 1 ] &&
+	   grep -qF "2 processes have a per-process override; unloading would lose them:" "$work/err" &&
+	   grep -qF "     412  thp touch         strict-local        global" "$work/err" &&
+	   grep -qF "      77  db                local-then-remote   3" "$work/err" &&
+	   grep -qF "unload --force unloads anyway and the overrides are lost" "$work/err" &&
+	   [ ! -s "$work/out" ]; then
+		ok "unload refuses while overrides exist and lists them"
+	else
+		not_ok "unload refuses while overrides exist and lists them (rc=$rc)"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
+	run unload --force
+	if [ "$rc" -eq 1 ] && ! grep -q "per-process override" "$work/err" &&
+	   grep -qF "not unloading the running kernel's thpnuma" "$work/err"; then
+		ok "unload --force goes past the overrides (to the test tree's stop)"
+	else
+		not_ok "unload --force goes past the overrides (rc=$rc)"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
+	: > "$dbg/overrides"
+	run unload
+	if [ "$rc" -eq 1 ] && ! grep -q "per-process override" "$work/err" &&
+	   grep -qF "not unloading the running kernel's thpnuma" "$work/err"; then
+		ok "unload without overrides goes on (the read-only overrides file first)"
+	else
+		not_ok "unload without overrides goes on (rc=$rc)"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
+	rm "$dbg/overrides"
+	printf 'policy tasks\n' > "$dbg/tasks"
+	run unload
+	if [ "$rc" -eq 1 ] && grep -qF "cannot tell whether processes have per-process overrides" "$work/err" &&
+	   grep -qF -- "--force" "$work/err"; then
+		ok "unload refuses when the overrides cannot be read"
+	else
+		not_ok "unload refuses when the overrides cannot be read (rc=$rc)"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
+	cp "$work/tasks.saved" "$dbg/tasks"
+	expect 2 "unexpected argument 'now'" "unload --force with a stray argument" unload --force now
+	# The reference count: who holds it (P10).
+	: > "$dbg/tasks"
+	echo 1 > "$sys/module/thpnuma/refcnt"
+	run unload --force
+	if [ "$rc" -eq 1 ] && grep -qF "thpnuma is in use (reference count 1)" "$work/err" &&
+	   grep -qF "perf" "$work/err" && grep -qF "bpftrace" "$work/err" &&
+	   grep -qF "thpnuma:thp_fault" "$work/err" && grep -qF "debugfs" "$work/err"; then
+		ok "unload of a busy module names tracers and debugfs readers"
+	else
+		not_ok "unload of a busy module names tracers and debugfs readers (rc=$rc)"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
+	ev=$sys/kernel/tracing/events/thpnuma/thp_fault
+	echo 1 > "$ev/enable"
+	echo "hist:keys=node:vals=hitcount:sort=hitcount:size=2048 [active]" >> "$ev/trigger"
+	run unload
+	if [ "$rc" -eq 1 ] &&
+	   grep -qF "the thpnuma:thp_fault event is enabled (echo 0 > $ev/enable)" "$work/err" &&
+	   grep -qF "a trigger is set on thpnuma:thp_fault ($ev/trigger: hist:keys=node" "$work/err"; then
+		ok "unload of a busy module names the enabled event and its trigger"
+	else
+		not_ok "unload of a busy module names the enabled event and its trigger (rc=$rc)"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
+	echo 0 > "$ev/enable"
+	head -2 "$ev/trigger" > "$work/trigger" && cp "$work/trigger" "$ev/trigger"
+	echo 0 > "$sys/module/thpnuma/refcnt"
+	mkdir "$sys/module/thpnuma/holders/thpnuma_ext"
+	expect 1 "thpnuma is in use by other modules: thpnuma_ext" "unload names holder modules" unload
+	rmdir "$sys/module/thpnuma/holders/thpnuma_ext"
+	cp "$work/tasks.saved" "$dbg/tasks"
+else
+	n=$((n + 1))
+	echo "ok $n - unload checks # SKIP needs root"
+fi
+expect 0 "--force" "unload --help shows --force" unload --help
+
 # ---- debugfs disabled by the kernel (debugfs=off, debugfs=no-mount) ---------
 # The statistics are in debugfs alone; settings and overrides in sysfs.
 THPNUMACTL_DEBUGFS=$work/no-debugfs
@@ -1211,6 +1301,14 @@ expect 0 "     412  thp touch         strict-local        global" \
 expect 0 "77  db                local-then-remote   3" \
 	"debugfs disabled: task PID reads /sys/kernel/thpnuma/tasks" task 77
 if [ "$(id -u)" -eq 0 ]; then
+	run unload
+	if [ "$rc" -eq 1 ] && grep -qF "2 processes have a per-process override" "$work/err" &&
+	   grep -qF "     412  thp touch" "$work/err"; then
+		ok "debugfs disabled: unload lists the overrides from sysfs"
+	else
+		not_ok "debugfs disabled: unload lists the overrides from sysfs (rc=$rc)"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
 	# An older module: /sys/kernel/thpnuma/tasks is write-only.
 	chmod 200 "$ctl/tasks"
 	run tasks

@@ -100,6 +100,19 @@ expect_completion "" thpnumactl zone-reclaim 5 ""
 expect_completion "--one-header" thpnumactl watch --o
 expect_completion "FILES" thpnumactl stat -o ""
 expect_completion "" thpnumactl help stat ""
+expect_completion "--force" thpnumactl unload --f
+expect_completion "--force --help" thpnumactl unload -
+expect_completion "" thpnumactl unload --force --f
+
+# The man page says what the code does (ux-review-3 P9, P13).
+man_section() {
+	awk -v s="$1" '/^\.SH / { on = ($2 == s); next } on' "$SRC/thpnumactl.8"
+}
+if grep -qF 'unload \fR[\fB\-\-force' "$SRC/thpnumactl.8"; then
+	ok "man page: unload --force"
+else
+	not_ok "man page: unload --force"
+fi
 
 # Every command the tool lists is completed and documented.
 commands=$("$THPNUMACTL" --help | awk '/^Commands:/ { on = 1; next }
