@@ -202,6 +202,14 @@ static int do_policies(const struct command *cmd, int argc, char *argv[])
 	return EXIT_OK;
 }
 
+/* An override's zone_reclaim under a policy that ignores it. */
+static void note_unused_zone_reclaim(const char *policy, int zone_reclaim)
+{
+	if (zone_reclaim > 0 && !policy_uses_zone_reclaim(policy))
+		notice("zone_reclaim applies only under local-then-remote; this override's policy is %s",
+		     policy);
+}
+
 /* The options of run and task: --policy and --user (run only), --zone-reclaim. */
 struct override_options {
 	const char *policy;
@@ -286,8 +294,10 @@ static int do_task(const struct command *cmd, int argc, char *argv[])
 
 	if (o.policy) {
 		ret = write_override(pid, o.policy, o.zone_reclaim);
-		if (!ret)
+		if (!ret) {
 			printf("%d %s\n", pid, o.policy);
+			note_unused_zone_reclaim(o.policy, o.zone_reclaim);
+		}
 		return ret;
 	}
 	ret = read_overrides(&tl);
@@ -376,6 +386,7 @@ static int do_run(const struct command *cmd, int argc, char *argv[])
 	ret = write_override(getpid(), o.policy, o.zone_reclaim);
 	if (ret)
 		return ret;
+	note_unused_zone_reclaim(o.policy, o.zone_reclaim);
 	/* Still this PID after the switch: the override stays with it. */
 	if (pw) {
 		ret = drop_to_user(pw);

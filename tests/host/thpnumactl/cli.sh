@@ -234,6 +234,56 @@ echo "garbage" > "$par/coverage"
 expect 1 "unexpected contents" "coverage refuses a parameter that is not a name" coverage
 echo all > "$par/coverage"
 
+# ---- settings that the current policy ignores: a note, exit 0 -------------
+# zone_reclaim acts only under local-then-remote.
+expect_note() {
+	note=$1 name=$2
+	shift 2
+	run "$@"
+	if [ "$rc" -eq 0 ] && grep -qF "note: $note" "$work/err" &&
+	   [ "$(wc -l < "$work/err")" -eq 1 ]; then
+		ok "$name"
+	else
+		not_ok "$name (rc=$rc, want the note '$note')"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
+}
+expect_no_note() {
+	name=$1
+	shift
+	run "$@"
+	if [ "$rc" -eq 0 ] && [ ! -s "$work/err" ]; then
+		ok "$name"
+	else
+		not_ok "$name (rc=$rc)"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
+}
+for p in kernel strict-local; do
+	echo "$p" > "$par/policy"
+	expect_note "zone_reclaim applies only under local-then-remote; the current policy is $p" \
+		"zone-reclaim swap under $p gets a note" zone-reclaim swap
+	expect_file "$par/zone_reclaim" 4 "zone-reclaim swap under $p is still set"
+done
+echo strict-local > "$par/policy"
+expect_no_note "zone-reclaim none under strict-local: nothing to note" zone-reclaim none
+echo local-then-remote > "$par/policy"
+expect_no_note "zone-reclaim 3 under local-then-remote: no note" zone-reclaim 3
+expect_note "zone_reclaim 3 (reclaim,write) applies only under local-then-remote; it has no effect under kernel" \
+	"policy kernel with zone_reclaim 3 gets a note" policy kernel
+: > "$par/policy"
+echo 0 > "$par/zone_reclaim"
+expect_no_note "policy strict-local with zone_reclaim 0: no note" policy strict-local
+echo 3 > "$par/zone_reclaim"
+expect_no_note "policy local-then-remote: no note" policy local-then-remote
+expect_note "zone_reclaim applies only under local-then-remote; this override's policy is kernel" \
+	"task -z with policy kernel gets a note" task -z 3 412 kernel
+expect_no_note "task -z with local-then-remote: no note" task -z 3 412 local-then-remote
+expect_no_note "task PID strict-local without -z: no note" task 412 strict-local
+: > "$ctl/tasks"
+echo 3 > "$par/zone_reclaim"
+echo strict-local > "$par/policy"
+
 # ---- the debugfs files, for a module without those parameters ------------
 mv "$par" "$work/params.saved"
 expect 0 "strict-local" "no parameter: policy reads the bracketed debugfs value" policy
