@@ -790,12 +790,30 @@ if [ "$rc" -eq 0 ] && [ "$(grep -c '^time' "$work/out")" -eq 2 ] &&
 else
 	not_ok "watch repeats the header (rc=$rc)"
 fi
-run watch -n 0.1 9
+run watch --one-header 0.1 9
 if [ "$rc" -eq 0 ] && [ "$(grep -c '^time' "$work/out")" -eq 1 ]; then
-	ok "watch -n prints the header once"
+	ok "watch --one-header prints the header once"
 else
-	not_ok "watch -n prints the header once (rc=$rc)"
+	not_ok "watch --one-header prints the header once (rc=$rc)"
 fi
+# -n is --node wherever it exists (numastat's meaning), nothing else.
+expect 2 "unknown option '-n'" "watch -n is a usage error" watch -n 0.1 1
+expect 2 "unknown option '-n'" "load -n is a usage error" load -n
+run stat --help
+if grep -q -- "-n, --node" "$work/out"; then
+	ok "stat -n is --node"
+else
+	not_ok "stat -n is --node"
+fi
+for c in watch load; do
+	run $c --help
+	if [ "$rc" -eq 0 ] && ! grep -qE -- "(^| )-n[ ,\]]" "$work/out"; then
+		ok "$c --help lists no -n"
+	else
+		not_ok "$c --help lists no -n"
+		grep -E -- "-n" "$work/out" | sed 's/^/# /'
+	fi
+done
 "$T" watch 5 > "$work/out" 2> "$work/err" &
 pid=$!
 # Signal only after the first report: its handler is in place by then.
