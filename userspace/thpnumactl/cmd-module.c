@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <libkmod.h>
 #include <limits.h>
 #include <stdio.h>
@@ -82,24 +83,36 @@ static void print_node_memory(const char *online)
  * fault path (a livepatched or unknown caller), whose faults bypassed the
  * policy. Older modules lack the line. Returns 0 or an exit status.
  */
-static void print_module_status(void)
-{
-	char path[PATH_MAX], line[256], value[300], key[32];
-	struct utsname uts;
-	char *text, *row, *save = NULL;
-	unsigned int i;
+#define UNMATCHED_KEY	"unmatched_thp_calls"
 
-	sysfs_path(path, sizeof(path), "module/" MODULE_NAME "/initstate");
-	if (read_line(path, line, sizeof(line)))
-		snprintf(line, sizeof(line), "unknown");
-	snprintf(value, sizeof(value), "loaded (%s)", line);
-	print_field("module:", value);
+static int print_unmatched_calls(const char *value)
+{
+	char reason[128], field[32];
+	uint64_t n;
+
+	if (parse_decimal(value, UINT64_MAX, &n)) {
+		snprintf(reason, sizeof(reason),
+			 "unmatched_thp_calls '%s' is not a number", value);
+		return debugfs_parse_failure("version", reason);
+	}
+	snprintf(field, sizeof(field), "%" PRIu64, n);
+	print_field("unmatched calls:", field);
+	if (n)
+		error("warning: %" PRIu64 " THP allocation%s bypassed the policy: the hook saw %s from no known THP fault path, most likely a livepatched or unknown kernel caller; see dmesg",
+		      n, n == 1 ? "" : "s", n == 1 ? "it" : "them");
+	return 0;
+}
+
+/* The version file's lines; 0, or an exit status if one is malformed. */
+static int print_version_file(void)
+{
+	char path[PATH_MAX], value[300], key[32], why[128];
+	char *text, *row, *save = NULL;
+	int ret = 0;
 
 	debugfs_path(path, sizeof(path), "version");
 	text = read_text(path);
 	if (!text) {
-		char why[128];
-
 		if (errno == EACCES)
 			snprintf(value, sizeof(value),
 				 "unknown (reading debugfs needs root)");
@@ -110,20 +123,31 @@ static void print_module_status(void)
 			snprintf(value, sizeof(value), "unknown (%s)",
 				 strerror(errno));
 		print_field("version:", value);
+		return 0;
 	}
-	uname(&uts);
-	for (row = text ? strtok_r(text, "\n", &save) : NULL; row;
+	for (row = strtok_r(text, "\n", &save); row;
 	     row = strtok_r(NULL, "\n", &save)) {
+		size_t klen = strcspn(row, " ");
+
+		/* The whole rest of the line must be the number. */
+		if (klen == strlen(UNMATCHED_KEY) &&
+		    !strncmp(row, UNMATCHED_KEY, klen)) {
+			if (!ret)
+				ret = print_unmatched_calls(row[klen] ?
+							    row + klen + 1 : "");
+			continue;
+		}
 		if (sscanf(row, "%31s %255s", key, value) != 2)
 			continue;
 		if (!strcmp(key, "version")) {
 			print_field("version:", value);
 		} else if (!strcmp(key, "kernel")) {
 			size_t len = strlen(value);
+			const char *running = kernel_release();
 
 			snprintf(value + len, sizeof(value) - len,
-				 strcmp(value, uts.release) ?
-				 " (running %s: mismatch)" : "", uts.release);
+				 strcmp(value, running) ?
+				 " (running %s: mismatch)" : "", running);
 			print_field("built for:", value);
 		} else if (!strcmp(key, "hooked_symbol")) {
 			print_field("hooked symbol:", value);
@@ -133,43 +157,57 @@ static void print_module_status(void)
 		}
 	}
 	free(text);
+	return ret;
+}
+
+static int print_module_status(void)
+{
+	char path[PATH_MAX], line[256], value[300], key[32];
+	unsigned int i;
+	int ret;
+
+	sysfs_path(path, sizeof(path), "module/" MODULE_NAME "/initstate");
+	if (read_line(path, line, sizeof(line)))
+		snprintf(line, sizeof(line), "unknown");
+	snprintf(value, sizeof(value), "loaded (%s)", line);
+	print_field("module:", value);
+	ret = print_version_file();
 
 	/* Module parameters show the live settings and need no root. */
 	for (i = 0; i < THPNUMA_NR_SETTINGS; i++) {
 		const struct thpnuma_setting *s = &thpnuma_settings[i];
 
 		snprintf(key, sizeof(key), "%s:", s->name);
-		snprintf(path, sizeof(path), "%s/module/" MODULE_NAME
-			 "/parameters/%s", sysfs_root(), s->name);
-		if (read_line(path, line, sizeof(line)))
+		if (read_param(s->name, line, sizeof(line)))
 			snprintf(line, sizeof(line), "unknown");
 		else if (!s->choices && line[0] >= '0' && line[0] <= '7' &&
 			 !line[1])
 			format_zone_reclaim(line, sizeof(line), line[0] - '0');
 		print_field(key, line);
 	}
+	return ret;
 }
 
 static int do_status(const struct command *cmd, int argc, char *argv[])
 {
 	char path[PATH_MAX], online[256];
 	bool loaded = module_loaded();
-	int ret;
+	int ret, failed = 0;
 
 	ret = parse_no_options(cmd, argc, argv, 0);
 	if (ret >= 0)
 		return ret;
 	if (loaded)
-		print_module_status();
+		failed = print_module_status();
 	else
 		print_field("module:", "not loaded");
 	/* LSB's "program is not running", as systemctl status says it. */
-	ret = loaded ? EXIT_OK : EXIT_NOT_LOADED;
+	ret = failed ? failed : loaded ? EXIT_OK : EXIT_NOT_LOADED;
 	print_sysfs_choice("THP enabled:",
 			   "kernel/mm/transparent_hugepage/enabled");
 	print_sysfs_choice("THP defrag:",
 			   "kernel/mm/transparent_hugepage/defrag");
-	/* Under lockdown, debugfs' tasks list is closed (see the man page). */
+	/* Under lockdown, debugfs' control files are closed (see the man page). */
 	print_sysfs_choice("lockdown:", LOCKDOWN_FILE);
 	sysfs_path(path, sizeof(path), "devices/system/node/online");
 	if (read_line(path, online, sizeof(online))) {
@@ -923,9 +961,10 @@ const struct command cmd_status = {
 	.usage =
 	"status\n"
 	"Show whether thpnuma is loaded, its version, the kernel it was built\n"
-	"for, the hooked symbol, its settings, the kernel's THP mode and the\n"
-	"free memory of each online node. Exit status 0 when thpnuma is\n"
-	"loaded, 3 when it is not (LSB's \"not running\").\n\n"
+	"for, the hooked symbol, THP allocations that bypassed the policy\n"
+	"(unmatched calls), its settings, the kernel's THP mode and the free\n"
+	"memory of each online node. Exit status 0 when thpnuma is loaded, 3\n"
+	"when it is not (LSB's \"not running\").\n\n"
 	"Example:\n"
 	"  thpnumactl status\n",
 };

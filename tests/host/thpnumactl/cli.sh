@@ -61,7 +61,7 @@ make_tree() {
 	printf '412 thp\\040touch strict-local -\n77 db local-then-remote 3\n' \
 		> "$dbg/tasks"
 	cp "$FIXTURES/policies.txt" "$dbg/policies"
-	printf 'version 0.1.0\nkernel 6.1.0-57-amd64\nhooked_symbol vma_alloc_folio\nprobe_missed 0\n' \
+	printf 'version 0.1.0\nkernel 6.1.0-57-amd64\nhooked_symbol vma_alloc_folio\nprobe_missed 0\nunmatched_thp_calls 0\n' \
 		> "$dbg/version"
 	echo live > "$sys/module/thpnuma/initstate"
 	echo 0 > "$sys/module/thpnuma/refcnt"
@@ -858,6 +858,48 @@ else
 	not_ok "status shows module, settings, THP mode and node memory"
 	sed 's/^/# /' "$work/out"
 fi
+
+# status: unmatched_thp_calls, hooked THP calls from no known fault path.
+run status
+if [ "$rc" -eq 0 ] && grep -q "^unmatched calls: *0$" "$work/out" &&
+   [ ! -s "$work/err" ]; then
+	ok "status shows unmatched_thp_calls 0 without a warning"
+else
+	not_ok "status shows unmatched_thp_calls 0 without a warning (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+cp "$dbg/version" "$work/version.saved"
+sed -i 's/^unmatched_thp_calls .*/unmatched_thp_calls 17/' "$dbg/version"
+run status
+if [ "$rc" -eq 0 ] && grep -q "^unmatched calls: *17$" "$work/out" &&
+   grep -q "warning: 17 THP allocations bypassed the policy" "$work/err" &&
+   grep -q "livepatch" "$work/err" && grep -q "dmesg" "$work/err"; then
+	ok "status warns when THP allocations bypassed the policy"
+else
+	not_ok "status warns when THP allocations bypassed the policy (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+for bad in x -1 "1 2" 18446744073709551616 ""; do
+	sed "s/^unmatched_thp_calls .*/unmatched_thp_calls $bad/" "$work/version.saved" \
+		> "$dbg/version"
+	run status
+	if [ "$rc" -eq 1 ] && grep -qF "cannot parse $dbg/version: unmatched_thp_calls" "$work/err"; then
+		ok "status refuses unmatched_thp_calls '$bad'"
+	else
+		not_ok "status refuses unmatched_thp_calls '$bad' (rc=$rc)"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
+done
+grep -v '^unmatched_thp_calls' "$work/version.saved" > "$dbg/version"
+run status
+if [ "$rc" -eq 0 ] && ! grep -q "unmatched" "$work/out" "$work/err" &&
+   grep -q "^probe missed: *0$" "$work/out"; then
+	ok "status of a module without unmatched_thp_calls: no such line"
+else
+	not_ok "status of a module without unmatched_thp_calls: no such line (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+cp "$work/version.saved" "$dbg/version"
 
 # ---- per-process overrides -----------------------------------------------
 expect 2 "missing PID" "task without a PID" task
