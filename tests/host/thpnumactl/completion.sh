@@ -110,6 +110,12 @@ expect_completion "--interval --count --one-header --help" thpnumactl watch -
 man_section() {
 	awk -v s="$1" '/^\.SH / { on = ($2 == s); next } on' "$SRC/thpnumactl.8"
 }
+if man_section LOCKDOWN | grep -q "overrides" &&
+   ! man_section LOCKDOWN | grep -q "only in debugfs' tasks"; then
+	ok "man page: under lockdown the overrides are listed (debugfs overrides, 0400)"
+else
+	not_ok "man page: under lockdown the overrides are listed (debugfs overrides, 0400)"
+fi
 if grep -qF '\-n ", " \-\-dry\-run' "$SRC/thpnumactl.8" ||
    grep -qF '\-n ", " \-\-one\-header' "$SRC/thpnumactl.8" ||
    grep -qF 'watch \fR[\fB\-n' "$SRC/thpnumactl.8"; then
