@@ -32,7 +32,10 @@ GUEST_BIN := $(BUILD)/guest-bin
 
 all: module
 
+# An unsupported KVER stops here, before kbuild (which would say only
+# that its headers are missing): the same check as module/Kbuild's.
 module modules:
+	$(if $(call thpnuma_check_kernel,$(KVER)),$(error $(call thpnuma_check_kernel,$(KVER))))
 	$(MAKE) -C $(KDIR) M=$(TOP)/module modules
 
 # The module for one pinned kernel (used by the VM). kbuild writes its
@@ -40,9 +43,9 @@ module modules:
 # CHROOT_KERNELS build in their suite's chroot (chroot-kbuild.sh takes
 # make's arguments); $(MAKE) stays literal so that make passes its
 # jobserver on.
-$(patsubst %,$(BUILD)/%/thpnuma.ko,$(SUPPORTED_KERNELS)): $(BUILD)/%/thpnuma.ko: $(wildcard $(TOP)/module/*.[ch]) $(TOP)/Kbuild $(TOP)/module/Kbuild
+$(patsubst %,$(BUILD)/%/thpnuma.ko,$(SUPPORTED_KERNELS)): $(BUILD)/%/thpnuma.ko: $(wildcard $(TOP)/module/*.[ch]) $(TOP)/Kbuild $(TOP)/module/Kbuild $(TOP)/kernels.mk
 	rm -rf $(BUILD)/$*/src && mkdir -p $(BUILD)/$*/src
-	cp -r $(TOP)/Kbuild $(TOP)/version.mk $(TOP)/module $(BUILD)/$*/src/
+	cp -r $(TOP)/Kbuild $(TOP)/version.mk $(TOP)/kernels.mk $(TOP)/module $(BUILD)/$*/src/
 	$(if $(filter $*,$(CHROOT_KERNELS)),$(TOP)/tests/vm/chroot-kbuild.sh,$(MAKE)) -C /usr/src/linux-headers-$* M=$(abspath $(BUILD)/$*/src) modules
 	cp $(BUILD)/$*/src/module/thpnuma.ko $@
 

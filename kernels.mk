@@ -5,6 +5,18 @@
 # bullseye chroot's gcc-10 for 5.10; the trixie chroot's gcc-14 for +deb13;
 # the sid chroot's gcc-16 for +deb14).
 SUPPORTED_KERNELS := 5.10.0-46-amd64 6.1.0-57-amd64 6.12.117+deb12-amd64 6.12.118+deb13-amd64 7.2.13+deb14-amd64 7.3.4+deb13-amd64
+
+# The kernel series those make up, oldest first: the only ones the module
+# builds for. This file is also read by kbuild (module/Kbuild) and ships
+# in the DKMS source tree for that; thpnumactl gets the list at build time
+# for its messages, and tests/deb/version.sh checks dkms.conf's
+# BUILD_EXCLUSIVE_KERNEL against it.
+thpnuma_series = $(word 1,$(subst ., ,$(1))).$(word 2,$(subst ., ,$(1)))
+thpnuma_uniq = $(if $(1),$(firstword $(1)) $(call thpnuma_uniq,$(filter-out $(firstword $(1)),$(1))))
+SUPPORTED_SERIES := $(strip $(call thpnuma_uniq,$(foreach k,$(SUPPORTED_KERNELS),$(call thpnuma_series,$(k)))))
+# $(call thpnuma_check_kernel,RELEASE): empty, or why the module will not
+# build for RELEASE (for $(error)).
+thpnuma_check_kernel = $(if $(filter $(call thpnuma_series,$(1)),$(SUPPORTED_SERIES)),,thpnuma does not support kernel $(1) (series $(call thpnuma_series,$(1))); supported series: $(SUPPORTED_SERIES))
 # The kernels that run every test of `make check`, and `make bench`: the
 # oldest folio kernel and the newest (the others run the core tests). The
 # first is the default kernel for `make demo`.

@@ -1,4 +1,5 @@
-# Userspace targets; included by the top-level Makefile.
+# Userspace targets; included by the top-level Makefile (after kernels.mk,
+# whose SUPPORTED_SERIES thpnumactl names when a kernel has no module).
 .PHONY: guest-thpnumactl install-userspace
 
 include $(TOP)/userspace/lib/lib.mk
@@ -7,12 +8,13 @@ include $(TOP)/userspace/thpnumactl/sources.mk
 THPNUMACTL := $(BUILD)/userspace/thpnumactl
 THPNUMACTL_CFLAGS := $(CFLAGS) $(WARN) -I$(TOP)/module -I$(USERSPACE_LIB) \
 	-DTHPNUMA_VERSION='"$(THPNUMA_VERSION)"' \
+	-DTHPNUMA_SUPPORTED_SERIES='"$(SUPPORTED_SERIES)"' \
 	$(shell pkg-config --cflags libkmod 2>/dev/null)
 THPNUMACTL_LIBS := $(shell pkg-config --libs libkmod 2>/dev/null || echo -lkmod)
 
 userspace: $(THPNUMACTL)
 
-$(THPNUMACTL): $(THPNUMACTL_SRCS) $(THPNUMACTL_HDRS) $(USERSPACE_LIB_SRCS) \
+$(THPNUMACTL): $(THPNUMACTL_SRCS) $(THPNUMACTL_HDRS) $(USERSPACE_LIB_SRCS) $(TOP)/kernels.mk \
 		$(USERSPACE_LIB_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(THPNUMACTL_CFLAGS) -o $@ $(THPNUMACTL_SRCS) \

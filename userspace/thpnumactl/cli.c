@@ -22,6 +22,17 @@ void error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+void notice(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": note: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 int usage_error(const struct command *cmd, const char *fmt, ...)
 {
 	va_list ap;
@@ -115,16 +126,37 @@ void join_names(char *buf, size_t len, const char *const *names,
 				 i ? ", " : "", names[i]);
 }
 
+int setting_value_error(const struct thpnuma_setting *s, const char *value,
+			char *why, size_t len)
+{
+	size_t n = strlen(value);
+	unsigned int v;
+	char valid[128];
+
+	/* The module's limit and parser, as its parameter and file use. */
+	if (n <= THPNUMA_MAX_WRITE && !strchr(value, '\n') &&
+	    !thpnuma_parse_setting(s, value, n, &v))
+		return 0;
+	if (s->choices) {
+		join_names(valid, sizeof(valid), s->choices, s->nr_choices);
+		snprintf(why, len, "invalid %s '%s' (valid: %s)", s->name,
+			 value, valid);
+	} else {
+		snprintf(why, len,
+			 "invalid %s '%s' (0-7: a sum of 1 reclaim, 2 write, 4 swap)",
+			 s->name, value);
+	}
+	return -EINVAL;
+}
+
 int check_choice(const struct command *cmd, const struct thpnuma_setting *s,
 		 const char *name)
 {
-	char valid[128];
+	char why[256];
 
-	if (lookup_name(name, s->choices, s->nr_choices) >= 0)
+	if (!setting_value_error(s, name, why, sizeof(why)))
 		return -1;
-	join_names(valid, sizeof(valid), s->choices, s->nr_choices);
-	return usage_error(cmd, "invalid %s '%s' (valid: %s)", s->name, name,
-			   valid);
+	return usage_error(cmd, "%s", why);
 }
 
 int check_policy(const struct command *cmd, const char *name)
@@ -178,6 +210,12 @@ int check_zone_reclaim(const struct command *cmd, const char *text,
 		return -1;
 	return usage_error(cmd, "invalid zone reclaim mode '%s' (0-7, none, or a comma list of reclaim,write,swap)",
 			   text);
+}
+
+bool policy_uses_zone_reclaim(const char *policy)
+{
+	return !strcmp(policy,
+		       thpnuma_policy_names[THPNUMA_POLICY_LOCAL_THEN_REMOTE]);
 }
 
 void format_zone_reclaim(char *buf, size_t len, unsigned int bits)

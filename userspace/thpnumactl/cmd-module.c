@@ -3,9 +3,11 @@
  * thpnumactl load, unload and status: the module itself, through libkmod,
  * and what the kernel says about it and the machine.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <libkmod.h>
 #include <limits.h>
 #include <stdio.h>
@@ -14,6 +16,7 @@
 #include <sys/utsname.h>
 #include <syslog.h>
 #include <unistd.h>
+#include "overrides.h"
 #include "stats.h"
 #include "thpnumactl.h"
 
@@ -75,40 +78,76 @@ static void print_node_memory(const char *online)
 	}
 }
 
-static void print_module_status(void)
-{
-	char path[PATH_MAX], line[256], value[300], key[32];
-	struct utsname uts;
-	char *text, *row, *save = NULL;
-	unsigned int i;
+/*
+ * unmatched_thp_calls: hooked calls of THP orders that came from no known
+ * fault path (a livepatched or unknown caller), whose faults bypassed the
+ * policy. Older modules lack the line. Returns 0 or an exit status.
+ */
+#define UNMATCHED_KEY	"unmatched_thp_calls"
 
-	sysfs_path(path, sizeof(path), "module/" MODULE_NAME "/initstate");
-	if (read_line(path, line, sizeof(line)))
-		snprintf(line, sizeof(line), "unknown");
-	snprintf(value, sizeof(value), "loaded (%s)", line);
-	print_field("module:", value);
+static int print_unmatched_calls(const char *value)
+{
+	char reason[128], field[32];
+	uint64_t n;
+
+	if (parse_decimal(value, UINT64_MAX, &n)) {
+		snprintf(reason, sizeof(reason),
+			 "unmatched_thp_calls '%s' is not a number", value);
+		return debugfs_parse_failure("version", reason);
+	}
+	snprintf(field, sizeof(field), "%" PRIu64, n);
+	print_field("unmatched calls:", field);
+	if (n)
+		error("warning: %" PRIu64 " THP allocation%s bypassed the policy: the hook saw %s from no known THP fault path, most likely a livepatched or unknown kernel caller; see dmesg",
+		      n, n == 1 ? "" : "s", n == 1 ? "it" : "them");
+	return 0;
+}
+
+/* The version file's lines; 0, or an exit status if one is malformed. */
+static int print_version_file(void)
+{
+	char path[PATH_MAX], value[300], key[32], why[128];
+	char *text, *row, *save = NULL;
+	int ret = 0;
 
 	debugfs_path(path, sizeof(path), "version");
 	text = read_text(path);
 	if (!text) {
-		snprintf(value, sizeof(value), "unknown (%s)",
-			 errno == EACCES ? "reading debugfs needs root" :
-			 strerror(errno));
+		if (errno == EACCES)
+			snprintf(value, sizeof(value),
+				 "unknown (reading debugfs needs root)");
+		else if (errno == ENOENT && debugfs_disabled(why, sizeof(why)))
+			snprintf(value, sizeof(value),
+				 "unknown (debugfs disabled: %s)", why);
+		else
+			snprintf(value, sizeof(value), "unknown (%s)",
+				 strerror(errno));
 		print_field("version:", value);
+		return 0;
 	}
-	uname(&uts);
-	for (row = text ? strtok_r(text, "\n", &save) : NULL; row;
+	for (row = strtok_r(text, "\n", &save); row;
 	     row = strtok_r(NULL, "\n", &save)) {
+		size_t klen = strcspn(row, " ");
+
+		/* The whole rest of the line must be the number. */
+		if (klen == strlen(UNMATCHED_KEY) &&
+		    !strncmp(row, UNMATCHED_KEY, klen)) {
+			if (!ret)
+				ret = print_unmatched_calls(row[klen] ?
+							    row + klen + 1 : "");
+			continue;
+		}
 		if (sscanf(row, "%31s %255s", key, value) != 2)
 			continue;
 		if (!strcmp(key, "version")) {
 			print_field("version:", value);
 		} else if (!strcmp(key, "kernel")) {
 			size_t len = strlen(value);
+			const char *running = kernel_release();
 
 			snprintf(value + len, sizeof(value) - len,
-				 strcmp(value, uts.release) ?
-				 " (running %s: mismatch)" : "", uts.release);
+				 strcmp(value, running) ?
+				 " (running %s: mismatch)" : "", running);
 			print_field("built for:", value);
 		} else if (!strcmp(key, "hooked_symbol")) {
 			print_field("hooked symbol:", value);
@@ -118,43 +157,57 @@ static void print_module_status(void)
 		}
 	}
 	free(text);
+	return ret;
+}
+
+static int print_module_status(void)
+{
+	char path[PATH_MAX], line[256], value[300], key[32];
+	unsigned int i;
+	int ret;
+
+	sysfs_path(path, sizeof(path), "module/" MODULE_NAME "/initstate");
+	if (read_line(path, line, sizeof(line)))
+		snprintf(line, sizeof(line), "unknown");
+	snprintf(value, sizeof(value), "loaded (%s)", line);
+	print_field("module:", value);
+	ret = print_version_file();
 
 	/* Module parameters show the live settings and need no root. */
 	for (i = 0; i < THPNUMA_NR_SETTINGS; i++) {
 		const struct thpnuma_setting *s = &thpnuma_settings[i];
 
 		snprintf(key, sizeof(key), "%s:", s->name);
-		snprintf(path, sizeof(path), "%s/module/" MODULE_NAME
-			 "/parameters/%s", sysfs_root(), s->name);
-		if (read_line(path, line, sizeof(line)))
+		if (read_param(s->name, line, sizeof(line)))
 			snprintf(line, sizeof(line), "unknown");
 		else if (!s->choices && line[0] >= '0' && line[0] <= '7' &&
 			 !line[1])
 			format_zone_reclaim(line, sizeof(line), line[0] - '0');
 		print_field(key, line);
 	}
+	return ret;
 }
 
 static int do_status(const struct command *cmd, int argc, char *argv[])
 {
 	char path[PATH_MAX], online[256];
 	bool loaded = module_loaded();
-	int ret;
+	int ret, failed = 0;
 
 	ret = parse_no_options(cmd, argc, argv, 0);
 	if (ret >= 0)
 		return ret;
 	if (loaded)
-		print_module_status();
+		failed = print_module_status();
 	else
 		print_field("module:", "not loaded");
 	/* LSB's "program is not running", as systemctl status says it. */
-	ret = loaded ? EXIT_OK : EXIT_NOT_LOADED;
+	ret = failed ? failed : loaded ? EXIT_OK : EXIT_NOT_LOADED;
 	print_sysfs_choice("THP enabled:",
 			   "kernel/mm/transparent_hugepage/enabled");
 	print_sysfs_choice("THP defrag:",
 			   "kernel/mm/transparent_hugepage/defrag");
-	/* Under lockdown, debugfs' tasks list is closed (see the man page). */
+	/* Under lockdown, debugfs' control files are closed (see the man page). */
 	print_sysfs_choice("lockdown:", LOCKDOWN_FILE);
 	sysfs_path(path, sizeof(path), "devices/system/node/online");
 	if (read_line(path, online, sizeof(online))) {
@@ -223,18 +276,18 @@ static void kmsg_show_module_lines(int fd)
 }
 
 /*
- * libkmod with modprobe's configuration (/etc/modprobe.d and the other
- * standard directories, and the kernel command line), or, for the tests,
- * the one directory in THPNUMACTL_MODPROBE_D.
+ * libkmod with the modprobe.d directories that options.c reads (the
+ * standard ones, or THPNUMACTL_MODPROBE_D's), for the running kernel's
+ * modules (or THPNUMACTL_KERNEL_RELEASE's).
  */
 static struct kmod_ctx *kmod_context(void)
 {
-	const char *dir = getenv(ENV_MODPROBE_D), *paths[2] = { NULL };
+	char dir[PATH_MAX];
 	struct kmod_ctx *ctx;
 
-	paths[0] = dir;
-	ctx = kmod_new(NULL, dir && *dir ? paths : NULL);
-
+	snprintf(dir, sizeof(dir), "/lib/modules/%s", kernel_release());
+	ctx = kmod_new(getenv(ENV_KERNEL_RELEASE) ? dir : NULL,
+		       modprobe_dirs());
 	if (!ctx) {
 		error("cannot initialise libkmod");
 		return NULL;
@@ -313,59 +366,263 @@ static void print_action(struct kmod_module *m, bool install,
 	dry_run_printed = true;
 }
 
+/* "6.1" of "6.1.0-57-amd64": the first two fields, as kernels.mk takes them. */
+static void kernel_series(const char *release, char *buf, size_t len)
+{
+	size_t major = strcspn(release, ".");
+	size_t minor = release[major] ? strcspn(release + major + 1, ".") : 0;
+
+	snprintf(buf, len, "%.*s", (int)(major + (minor ? minor + 1 : 0)),
+		 release);
+}
+
+/* Whether @series is in THPNUMA_SUPPORTED_SERIES; true if that is empty. */
+static bool series_supported(const char *series)
+{
+	const char *p = THPNUMA_SUPPORTED_SERIES, *word;
+	size_t len;
+
+	if (!*p)
+		return true;
+	while ((word = kernel_arg_next(&p, &len)))
+		if (len == strlen(series) && !strncmp(word, series, len))
+			return true;
+	return false;
+}
+
+/*
+ * No module file for the running kernel. On a series the project does
+ * not support, installing will not help: say so, and where DKMS says
+ * what it built.
+ */
+static void explain_missing_module(void)
+{
+	const char *release = kernel_release(), *p = THPNUMA_SUPPORTED_SERIES;
+	char series[64], list[128] = "", *end = list;
+	const char *word;
+	size_t len;
+
+	kernel_series(release, series, sizeof(series));
+	if (!series_supported(series)) {
+		while ((word = kernel_arg_next(&p, &len)) &&
+		       end + len + 3 < list + sizeof(list))
+			end += sprintf(end, "%s%.*s", end == list ? "" : ", ",
+				       (int)len, word);
+		error(MODULE_NAME " does not support kernel %s (series %s; supported series: %s), so no module was built for it; 'dkms status "
+		      MODULE_NAME "' lists the kernels it was built for",
+		      release, series, list);
+		return;
+	}
+	error("module " MODULE_NAME " not found in /lib/modules/%s; 'dkms status "
+	      MODULE_NAME "' lists the kernels it was built for (DKMS builds it once this kernel's headers are installed: linux-headers-%s), or install it with 'make install' from the source, or pass --module PATH",
+	      release, release);
+}
+
+/* What load passes: modprobe.d's options it keeps, then its own. */
+struct load_options {
+	struct module_options conf;
+	bool *keep;		/* per conf option */
+	char ours[THPNUMA_NR_SETTINGS][THPNUMA_MAX_WRITE + 32];
+	bool given[THPNUMA_NR_SETTINGS];
+};
+
+static int given_setting(const struct load_options *lo, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < THPNUMA_NR_SETTINGS; i++)
+		if (lo->given[i] && !strcmp(name, thpnuma_settings[i].name))
+			return i;
+	return -1;
+}
+
+/*
+ * Check every option modprobe.d and the kernel command line give thpnuma,
+ * as the module would parse it, naming FILE:LINE of a bad one. An option
+ * of ours replaces theirs of the same parameter, bad or not, except when
+ * libkmod does the load (@via_modprobe): it passes them all.
+ * Returns 0, or EXIT_USAGE after the messages.
+ */
+static int check_config_options(struct load_options *lo, bool via_modprobe)
+{
+	unsigned int i;
+	bool bad = false;
+	char why[512], flag[48], *p;
+	int id;
+
+	for (i = 0; i < lo->conf.nr; i++) {
+		const struct module_option *o = &lo->conf.opt[i];
+
+		id = given_setting(lo, o->name);
+		lo->keep[i] = via_modprobe || id < 0;
+		if (!module_option_check(o, why, sizeof(why)))
+			continue;
+		if (!lo->keep[i]) {
+			snprintf(flag, sizeof(flag), "--%s", o->name);
+			for (p = flag; *p; p++)
+				if (*p == '_')
+					*p = '-';
+			notice("%s: %s; %s replaces it for this load, but modprobe and loads at boot would fail",
+			     o->where, why, flag);
+			continue;
+		}
+		error("%s: %s", o->where, why);
+		if (via_modprobe && id >= 0)
+			error("modprobe.d has an install command or a softdep for " MODULE_NAME
+			      ": libkmod passes its options as they are, and --%s cannot replace them",
+			      o->name);
+		bad = true;
+	}
+	return bad ? EXIT_USAGE : 0;
+}
+
+/* The options as one string: modprobe.d's kept, ours, or both. */
+static void join_options(const struct load_options *lo, bool conf,
+			 bool ours, char *buf, size_t len)
+{
+	size_t used = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; conf && i < lo->conf.nr && used < len; i++)
+		if (lo->keep[i])
+			used += snprintf(buf + used, len - used, "%s%s",
+					 used ? " " : "", lo->conf.opt[i].word);
+	for (i = 0; ours && i < THPNUMA_NR_SETTINGS && used < len; i++)
+		if (lo->given[i])
+			used += snprintf(buf + used, len - used, "%s%s",
+					 used ? " " : "", lo->ours[i]);
+}
+
+/*
+ * zone_reclaim acts only under local-then-remote: the kernel takes the
+ * last value of each parameter, and a setting not given stays at the
+ * module's default (policy kernel, zone_reclaim 0).
+ */
+static void note_unused_zone_reclaim(const struct load_options *lo)
+{
+	const char *policy = thpnuma_policy_names[THPNUMA_POLICY_KERNEL];
+	const char *zone_reclaim = "0";
+	unsigned int i;
+
+	for (i = 0; i < lo->conf.nr; i++) {
+		const struct module_option *o = &lo->conf.opt[i];
+
+		if (!lo->keep[i] || !o->value)
+			continue;
+		if (!strcmp(o->name, "policy"))
+			policy = o->value;
+		else if (!strcmp(o->name, "zone_reclaim"))
+			zone_reclaim = o->value;
+	}
+	if (lo->given[THPNUMA_SETTING_POLICY])
+		policy = strchr(lo->ours[THPNUMA_SETTING_POLICY], '=') + 1;
+	if (lo->given[THPNUMA_SETTING_ZONE_RECLAIM])
+		zone_reclaim = strchr(lo->ours[THPNUMA_SETTING_ZONE_RECLAIM],
+				      '=') + 1;
+	if (strcmp(zone_reclaim, "0") && !policy_uses_zone_reclaim(policy))
+		notice("zone_reclaim applies only under local-then-remote; the policy will be %s",
+		     policy);
+}
+
+/* An install command or a softdep: modprobe's rules, which libkmod runs. */
+static bool needs_modprobe(struct kmod_module *mod)
+{
+	struct kmod_list *pre = NULL, *post = NULL;
+	bool ret = kmod_module_get_install_commands(mod) != NULL;
+
+	if (!ret && !kmod_module_get_softdeps(mod, &pre, &post))
+		ret = pre || post;
+	kmod_module_unref_list(pre);
+	kmod_module_unref_list(post);
+	return ret;
+}
+
+/*
+ * Load what @mod depends on (modules.dep), then @mod with exactly
+ * @options: not through kmod_module_probe_insert_module(), which would
+ * put modprobe.d's options before ours, replaced or not.
+ */
+static int insert_direct(struct kmod_module *mod, const char *options,
+			 bool dry_run)
+{
+	struct kmod_list *deps = kmod_module_get_dependencies(mod), *itr;
+	unsigned int flags = KMOD_PROBE_IGNORE_LOADED;
+	int err = 0;
+
+	if (dry_run)
+		flags |= KMOD_PROBE_DRY_RUN;
+	kmod_list_foreach(itr, deps) {
+		struct kmod_module *dep = kmod_module_get_module(itr);
+
+		if (!err)
+			err = kmod_module_probe_insert_module(dep, flags, NULL,
+							      NULL, NULL,
+							      print_action);
+		kmod_module_unref(dep);
+	}
+	kmod_module_unref_list(deps);
+	if (err)
+		return err;
+	if (dry_run) {
+		print_action(mod, false, options);
+		return 0;
+	}
+	return kmod_module_insert_module(mod, 0, options);
+}
+
 static int do_load(const struct command *cmd, int argc, char *argv[])
 {
 	enum { OPT_DRY_RUN = 256 };
+	/* No -n: that is --node, in every command that has one. */
 	static const struct option options[] = {
 		{ "policy", required_argument, NULL, 'p' },
 		{ "zone-reclaim", required_argument, NULL, 'z' },
 		{ "scope", required_argument, NULL, 's' },
 		{ "coverage", required_argument, NULL, 'c' },
 		{ "module", required_argument, NULL, 'm' },
-		{ "dry-run", no_argument, NULL, 'n' },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	const char *policy = NULL, *module_path = NULL;
-	/* The settings given by name alone (scope, coverage), by id. */
-	const char *named[THPNUMA_NR_SETTINGS] = { NULL };
-	char params[256], what[PATH_MAX + 16];
+	struct load_options lo = { .keep = NULL };
+	const char *module_path = NULL;
+	char config[4096], params[512], all[4608], what[PATH_MAX + 16];
 	struct kmod_module *mod = NULL;
 	struct kmod_ctx *ctx;
-	unsigned int zone_reclaim = 0, flags;
-	bool set_zone_reclaim = false, dry_run = false;
-	const char *config;
-	size_t used = 0;
+	unsigned int zone_reclaim;
+	bool dry_run = false, via_modprobe;
 	int c, id, ret, err, kmsg_fd;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":p:z:s:c:m:nh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:z:s:c:m:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			policy = optarg;
-			ret = check_policy(cmd, policy);
+		case 's':
+		case 'c':
+			id = c == 'p' ? THPNUMA_SETTING_POLICY :
+			     c == 's' ? THPNUMA_SETTING_SCOPE :
+			     THPNUMA_SETTING_COVERAGE;
+			ret = check_choice(cmd, &thpnuma_settings[id], optarg);
 			if (ret >= 0)
 				return ret;
+			snprintf(lo.ours[id], sizeof(lo.ours[id]), "%s=%s",
+				 thpnuma_settings[id].name, optarg);
+			lo.given[id] = true;
 			break;
 		case 'z':
 			ret = check_zone_reclaim(cmd, optarg, &zone_reclaim);
 			if (ret >= 0)
 				return ret;
-			set_zone_reclaim = true;
-			break;
-		case 's':
-		case 'c':
-			id = c == 's' ? THPNUMA_SETTING_SCOPE :
-			     THPNUMA_SETTING_COVERAGE;
-			ret = check_choice(cmd, &thpnuma_settings[id], optarg);
-			if (ret >= 0)
-				return ret;
-			named[id] = optarg;
+			id = THPNUMA_SETTING_ZONE_RECLAIM;
+			snprintf(lo.ours[id], sizeof(lo.ours[id]),
+				 "zone_reclaim=%u", zone_reclaim);
+			lo.given[id] = true;
 			break;
 		case 'm':
 			module_path = optarg;
 			break;
-		case 'n':
+		case OPT_DRY_RUN:
 			dry_run = true;
 			break;
 		case 'h':
@@ -378,21 +635,8 @@ static int do_load(const struct command *cmd, int argc, char *argv[])
 	if (optind < argc)
 		return usage_error(cmd, "unexpected argument '%s'",
 				   argv[optind]);
-
-	params[0] = '\0';
-	if (policy)
-		used += snprintf(params + used, sizeof(params) - used,
-				 "policy=%s ", policy);
-	if (set_zone_reclaim)
-		used += snprintf(params + used, sizeof(params) - used,
-				 "zone_reclaim=%u ", zone_reclaim);
-	for (id = 0; id < THPNUMA_NR_SETTINGS; id++)
-		if (named[id])
-			used += snprintf(params + used, sizeof(params) - used,
-					 "%s=%s ", thpnuma_settings[id].name,
-					 named[id]);
-	if (used)
-		params[used - 1] = '\0';
+	/* As the module applies them: policy, zone_reclaim, scope, coverage. */
+	join_options(&lo, false, true, params, sizeof(params));
 
 	if (geteuid() != 0 && !dry_run)
 		return needs_root("loading a kernel module");
@@ -411,9 +655,6 @@ static int do_load(const struct command *cmd, int argc, char *argv[])
 			goto out;
 		}
 	} else {
-		struct utsname uts;
-
-		uname(&uts);
 		snprintf(what, sizeof(what), MODULE_NAME);
 		err = kmod_module_new_from_name(ctx, MODULE_NAME, &mod);
 		if (err < 0) {
@@ -423,8 +664,7 @@ static int do_load(const struct command *cmd, int argc, char *argv[])
 		}
 		if (kmod_module_get_initstate(mod) < 0 &&
 		    !kmod_module_get_path(mod)) {
-			error("module " MODULE_NAME " not found in /lib/modules/%s; install it or pass --module PATH",
-			      uts.release);
+			explain_missing_module();
 			goto out;
 		}
 	}
@@ -436,98 +676,215 @@ static int do_load(const struct command *cmd, int argc, char *argv[])
 		goto out;
 	}
 
+	ret = module_options_read(&lo.conf);
+	if (ret)
+		goto out;
+	lo.keep = calloc(lo.conf.nr + 1, sizeof(*lo.keep));
+	if (!lo.keep) {
+		error("out of memory");
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	via_modprobe = needs_modprobe(mod);
+	ret = check_config_options(&lo, via_modprobe);
+	if (ret)
+		goto out;
+	note_unused_zone_reclaim(&lo);
+	join_options(&lo, true, false, config, sizeof(config));
+	join_options(&lo, true, true, all, sizeof(all));
+
+	ret = EXIT_FAIL;
 	/*
-	 * As modprobe does: the options of modprobe.d and the kernel command
-	 * line, then ours, which win because the kernel applies the last
-	 * value of a parameter. Install commands run too.
+	 * With an install command or a softdep, as modprobe does: libkmod
+	 * runs them and puts modprobe.d's options before ours (the kernel
+	 * applies the last value of a parameter).
 	 */
-	config = kmod_module_get_options(mod);
-	flags = KMOD_PROBE_FAIL_ON_LOADED;
-	if (dry_run) {
-		err = kmod_module_probe_insert_module(mod,
-						      flags | KMOD_PROBE_DRY_RUN,
-						      params, NULL, NULL,
-						      print_action);
-		if (err < 0) {
+	if (via_modprobe) {
+		unsigned int flags = KMOD_PROBE_FAIL_ON_LOADED;
+
+		if (dry_run)
+			flags |= KMOD_PROBE_DRY_RUN;
+		kmsg_fd = dry_run ? -1 : kmsg_open_at_end();
+		err = kmod_module_probe_insert_module(mod, flags, params,
+						      NULL, NULL,
+						      dry_run ? print_action :
+						      NULL);
+	} else {
+		kmsg_fd = dry_run ? -1 : kmsg_open_at_end();
+		err = insert_direct(mod, all, dry_run);
+	}
+	if (err < 0) {
+		if (dry_run) {
 			error("cannot load %s: %s", what, strerror(-err));
 			goto out;
 		}
-		if (!dry_run_printed)
-			printf("would load nothing\n");
-		ret = EXIT_OK;
-		goto out;
-	}
-	kmsg_fd = kmsg_open_at_end();
-	err = kmod_module_probe_insert_module(mod, flags, params, NULL, NULL,
-					      NULL);
-	if (err < 0) {
 		ret = report_insert_failure(-err, what, kmsg_fd);
 		goto out;
 	}
 	if (kmsg_fd >= 0)
 		close(kmsg_fd);
-	printf("loaded %s", what);
-	if (config && *config)
-		printf(" with %s from modprobe.d", config);
-	if (params[0])
-		printf("%s %s", config && *config ? " and" : " with", params);
-	printf("\n");
 	ret = EXIT_OK;
+	if (dry_run) {
+		if (!dry_run_printed)
+			printf("would load nothing\n");
+		goto out;
+	}
+	printf("loaded %s", what);
+	if (*config)
+		printf(" with %s from modprobe.d", config);
+	if (*params)
+		printf("%s %s", *config ? " and" : " with", params);
+	printf("\n");
 out:
+	module_options_free(&lo.conf);
+	free(lo.keep);
 	kmod_module_unref(mod);
 	kmod_unref(ctx);
 	return ret;
 }
 
-/* The checks rmmod makes before removing: not built in, no users. */
-static int check_unloadable(struct kmod_module *mod)
+/* Who may hold a reference: tracers of the trace event, debugfs readers. */
+static void explain_users(int refcnt)
 {
-	struct kmod_list *holders, *itr;
-	int state = kmod_module_get_initstate(mod);
-	int refcnt;
+	char dir[PATH_MAX], path[PATH_MAX + 16], line[16];
+	char *text, *row, *save = NULL;
 
-	if (state == KMOD_MODULE_BUILTIN) {
-		error(MODULE_NAME " is built into the kernel; it cannot be unloaded");
-		return -EINVAL;
-	}
-	if (state < 0) {
-		error(MODULE_NAME " is not loaded");
-		return -ENOENT;
-	}
-	holders = kmod_module_get_holders(mod);
-	if (holders) {
-		fprintf(stderr, PROG ": " MODULE_NAME
-			" is in use by other modules:");
-		kmod_list_foreach(itr, holders) {
-			struct kmod_module *holder = kmod_module_get_module(itr);
+	error(MODULE_NAME " is in use (reference count %d): a tracer of " MODULE_NAME
+	      ":thp_fault (perf, bpftrace, or a tracefs event or trigger on it) or an open file in debugfs holds it; stop them and try again",
+	      refcnt);
+	sysfs_path(dir, sizeof(dir), TRACE_EVENT_DIR);
+	snprintf(path, sizeof(path), "%s/enable", dir);
+	/* "1", or "1*" while a trigger holds it soft-disabled. */
+	if (!read_line(path, line, sizeof(line)) && line[0] == '1')
+		error("the " MODULE_NAME ":thp_fault event is enabled (echo 0 > %s)",
+		      path);
+	snprintf(path, sizeof(path), "%s/trigger", dir);
+	text = read_text(path);
+	for (row = text ? strtok_r(text, "\n", &save) : NULL; row;
+	     row = strtok_r(NULL, "\n", &save)) {
+		char *state = strstr(row, " [");
 
-			fprintf(stderr, " %s", kmod_module_get_name(holder));
-			kmod_module_unref(holder);
-		}
+		if (row[0] == '#')
+			continue;
+		/* "hist:... [active]": the trigger is what precedes " [". */
+		if (state)
+			*state = '\0';
+		error("a trigger is set on " MODULE_NAME ":thp_fault (%s: %s); remove it with: echo '!%s' >> %s",
+		      path, row, row, path);
+	}
+	free(text);
+}
+
+/*
+ * The checks rmmod makes before removing (not built in, no holders, no
+ * references), from /sys/module/thpnuma as libkmod reads them: through
+ * the sysfs root, so that the tests' tree stands in for it.
+ */
+static int check_unloadable(void)
+{
+	char path[PATH_MAX], line[32];
+	struct dirent *ent;
+	bool first = true;
+	DIR *d;
+
+	sysfs_path(path, sizeof(path), "module/" MODULE_NAME "/initstate");
+	if (access(path, F_OK)) {
+		sysfs_path(path, sizeof(path), "module/" MODULE_NAME);
+		if (!access(path, F_OK))
+			error(MODULE_NAME " is built into the kernel; it cannot be unloaded");
+		else
+			error(MODULE_NAME " is not loaded");
+		return EXIT_FAIL;
+	}
+	sysfs_path(path, sizeof(path), "module/" MODULE_NAME "/holders");
+	d = opendir(path);
+	while (d && (ent = readdir(d))) {
+		if (ent->d_name[0] == '.')
+			continue;
+		fprintf(stderr, "%s %s", first ? PROG ": " MODULE_NAME
+			" is in use by other modules:" : "", ent->d_name);
+		first = false;
+	}
+	if (d)
+		closedir(d);
+	if (!first) {
 		fputc('\n', stderr);
-		kmod_module_unref_list(holders);
-		return -EBUSY;
+		return EXIT_FAIL;
 	}
-	refcnt = kmod_module_get_refcnt(mod);
-	if (refcnt > 0) {
-		error(MODULE_NAME " is in use (reference count %d); close its debugfs files and try again",
-		      refcnt);
-		return -EBUSY;
+	sysfs_path(path, sizeof(path), "module/" MODULE_NAME "/refcnt");
+	if (!read_line(path, line, sizeof(line)) && atoi(line) > 0) {
+		explain_users(atoi(line));
+		return EXIT_FAIL;
 	}
 	return 0;
 }
 
+/*
+ * Overrides live in the module: unloading drops them, and a process
+ * started with `run` goes on under the global policy. Refuse unless the
+ * admin says --force.
+ */
+static int check_no_overrides(void)
+{
+	struct task_list tl;
+	int ret = read_overrides(&tl);
+
+	if (ret) {
+		error("cannot tell whether processes have per-process overrides, which unloading would lose; unload --force unloads anyway");
+		return EXIT_FAIL;
+	}
+	if (tl.nr) {
+		error("%u process%s a per-process override; unloading would lose %s:",
+		      tl.nr, tl.nr == 1 ? " has" : "es have",
+		      tl.nr == 1 ? "it" : "them");
+		tasks_write_table(stderr, &tl);
+		error("unload --force unloads anyway and the overrides are lost (after the next load, set them again with '"
+		      PROG " task PID POLICY')");
+		ret = EXIT_FAIL;
+	}
+	tasks_free(&tl);
+	return ret;
+}
+
 static int do_unload(const struct command *cmd, int argc, char *argv[])
 {
+	enum { OPT_FORCE = 256 };
+	static const struct option options[] = {
+		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
 	struct kmod_module *mod = NULL;
 	struct kmod_ctx *ctx;
-	int ret, err;
+	bool force = false;
+	int c, ret, err;
 
-	ret = parse_no_options(cmd, argc, argv, 0);
-	if (ret >= 0)
-		return ret;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+		if (c == OPT_FORCE) {
+			force = true;
+		} else if (c == 'h') {
+			show_help(cmd);
+			return EXIT_OK;
+		} else {
+			return option_error(cmd, c, argv);
+		}
+	}
+	if (optind < argc)
+		return usage_error(cmd, "unexpected argument '%s'",
+				   argv[optind]);
 	if (geteuid() != 0)
 		return needs_root("unloading a kernel module");
+	ret = check_unloadable();
+	if (!ret && !force)
+		ret = check_no_overrides();
+	if (ret)
+		return ret;
+	/* The checks read a test tree: the running kernel's module is not it. */
+	if (getenv(ENV_SYSFS)) {
+		error(ENV_SYSFS " is set: not unloading the running kernel's " MODULE_NAME);
+		return EXIT_FAIL;
+	}
 	ctx = kmod_context();
 	if (!ctx)
 		return EXIT_FAIL;
@@ -537,8 +894,6 @@ static int do_unload(const struct command *cmd, int argc, char *argv[])
 		error("cannot look up " MODULE_NAME ": %s", strerror(-err));
 		goto out;
 	}
-	if (check_unloadable(mod))
-		goto out;
 	err = kmod_module_remove_module(mod, 0);
 	if (err == -EBUSY || err == -EAGAIN)
 		error(MODULE_NAME " is in use; try again when it is idle");
@@ -564,16 +919,18 @@ const struct command cmd_load = {
 	.usage =
 	"load [--policy P] [--zone-reclaim N] [--scope S] [--coverage C]\n"
 	"                       [--module PATH] [--dry-run]\n"
-	"Load thpnuma through libkmod as modprobe does: from\n"
-	"/lib/modules/$(uname -r), or from PATH, with the options that\n"
-	"modprobe.d gives thpnuma (\"options thpnuma policy=...\") and then\n"
-	"those given here, which take precedence. Needs root.\n\n"
+	"Load thpnuma through libkmod: from /lib/modules/$(uname -r), or from\n"
+	"PATH, with the options that modprobe.d (\"options thpnuma policy=...\")\n"
+	"and the kernel command line (thpnuma.policy=...) give it, except those\n"
+	"of a setting given here, which replaces them. Every option is checked\n"
+	"first: a bad one is named with its FILE:LINE and nothing is loaded\n"
+	"(exit status 2). Needs root.\n\n"
 	"  -p, --policy P        kernel, strict-local or local-then-remote\n"
 	"  -z, --zone-reclaim N  0-7, none, or a comma list of reclaim,write,swap\n"
 	"  -s, --scope S         all or madvise\n"
 	"  -c, --coverage C      pmd, pmd+mthp or all\n"
 	"  -m, --module PATH     load this .ko file instead\n"
-	"  -n, --dry-run         print the module and options, load nothing\n"
+	"      --dry-run         print the module and options, load nothing\n"
 	"  -h, --help            show this help\n\n"
 	"Examples:\n"
 	"  thpnumactl load --policy strict-local\n"
@@ -586,11 +943,16 @@ const struct command cmd_unload = {
 	.name = "unload", .run = do_unload,
 	.summary = "unload the module if nothing uses it",
 	.usage =
-	"unload\n"
+	"unload [--force]\n"
 	"Unload thpnuma, after checking that no module holds it and its\n"
-	"reference count is zero, as rmmod does. Needs root.\n\n"
-	"Example:\n"
-	"  thpnumactl unload\n",
+	"reference count is zero, as rmmod does (a tracer of thpnuma:thp_fault\n"
+	"or an open debugfs file holds a reference), and that no process has\n"
+	"a per-process override, which unloading would lose. Needs root.\n\n"
+	"      --force   unload even if processes have overrides (they are lost)\n"
+	"  -h, --help    show this help\n\n"
+	"Examples:\n"
+	"  thpnumactl unload\n"
+	"  thpnumactl unload --force\n",
 };
 
 const struct command cmd_status = {
@@ -599,9 +961,10 @@ const struct command cmd_status = {
 	.usage =
 	"status\n"
 	"Show whether thpnuma is loaded, its version, the kernel it was built\n"
-	"for, the hooked symbol, its settings, the kernel's THP mode and the\n"
-	"free memory of each online node. Exit status 0 when thpnuma is\n"
-	"loaded, 3 when it is not (LSB's \"not running\").\n\n"
+	"for, the hooked symbol, THP allocations that bypassed the policy\n"
+	"(unmatched calls), its settings, the kernel's THP mode and the free\n"
+	"memory of each online node. Exit status 0 when thpnuma is loaded, 3\n"
+	"when it is not (LSB's \"not running\").\n\n"
 	"Example:\n"
 	"  thpnumactl status\n",
 };

@@ -59,6 +59,31 @@ static int format_file_value(const struct thpnuma_setting *s,
 }
 
 /*
+ * zone_reclaim acts only under local-then-remote: say so when a change
+ * leaves it without effect. Settings come from the module parameters;
+ * when one cannot be read there is nothing to say.
+ */
+static void note_unused_zone_reclaim(const struct thpnuma_setting *s,
+				     const char *wanted, unsigned int bits)
+{
+	char policy[64], zr[64];
+
+	if (s->id == THPNUMA_SETTING_ZONE_RECLAIM && bits &&
+	    !read_param("policy", policy, sizeof(policy)) &&
+	    !policy_uses_zone_reclaim(policy))
+		notice("zone_reclaim applies only under local-then-remote; the current policy is %s",
+		     policy);
+	if (s->id == THPNUMA_SETTING_POLICY &&
+	    !policy_uses_zone_reclaim(wanted) &&
+	    !read_param("zone_reclaim", zr, sizeof(zr)) &&
+	    zr[0] >= '1' && zr[0] <= '7' && !zr[1]) {
+		format_zone_reclaim(zr, sizeof(zr), zr[0] - '0');
+		notice("zone_reclaim %s applies only under local-then-remote; it has no effect under %s",
+		     zr, wanted);
+	}
+}
+
+/*
  * The module parameter first: it works without debugfs, under kernel
  * lockdown, and reads need no root. The debugfs file is for a module
  * whose parameters are read-only (an older build) or missing.
@@ -68,7 +93,7 @@ static int do_setting(const struct command *cmd, int argc, char *argv[])
 	const struct thpnuma_setting *s = command_setting(cmd);
 	char param[PATH_MAX], path[PATH_MAX], line[256], text[64];
 	const char *wanted = NULL;
-	unsigned int bits;
+	unsigned int bits = 0;
 	bool debugfs = false;
 	int ret;
 
@@ -77,11 +102,10 @@ static int do_setting(const struct command *cmd, int argc, char *argv[])
 		return ret;
 	if (optind < argc) {
 		wanted = argv[optind];
-		if (s->choices) {
+		if (s->choices)
 			ret = check_choice(cmd, s, wanted);
-		} else {
+		else
 			ret = check_zone_reclaim(cmd, wanted, &bits);
-		}
 		if (ret >= 0)
 			return ret;
 	}
@@ -123,6 +147,7 @@ static int do_setting(const struct command *cmd, int argc, char *argv[])
 		if (!s->choices)
 			format_zone_reclaim(text, sizeof(text), bits);
 		printf("%s\n", text);
+		note_unused_zone_reclaim(s, wanted, bits);
 		return EXIT_OK;
 	}
 	ret = read_line(param, line, sizeof(line));

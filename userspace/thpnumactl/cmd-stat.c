@@ -289,10 +289,12 @@ static void watch_report(const struct thpnuma_stats *delta, bool one_header,
 
 static int do_watch(const struct command *cmd, int argc, char *argv[])
 {
+	enum { OPT_ONE_HEADER = 256 };
+	/* No -n: that is --node, in every command that has one. */
 	static const struct option options[] = {
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'c' },
-		{ "one-header", no_argument, NULL, 'n' },
+		{ "one-header", no_argument, NULL, OPT_ONE_HEADER },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -305,7 +307,7 @@ static int do_watch(const struct command *cmd, int argc, char *argv[])
 	int c, ret;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":i:c:nh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:c:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			if (parse_interval(optarg, &interval))
@@ -321,7 +323,7 @@ static int do_watch(const struct command *cmd, int argc, char *argv[])
 						   optarg);
 			set_c = true;
 			break;
-		case 'n':
+		case OPT_ONE_HEADER:
 			one_header = true;
 			break;
 		case 'h':
@@ -421,7 +423,7 @@ const struct command cmd_watch = {
 	.name = "watch", .run = do_watch,
 	.summary = "counters since load, then per interval (like vmstat)",
 	.usage =
-	"watch [-n] [INTERVAL [COUNT]]\n"
+	"watch [--one-header] [INTERVAL [COUNT]]\n"
 	"Like vmstat: the first report counts everything since the module was\n"
 	"loaded (or reset), each later one what changed in the last INTERVAL\n"
 	"seconds (counts per interval, not per second). One row per node and\n"
@@ -430,7 +432,7 @@ const struct command cmd_watch = {
 	"  COUNT                   stop after COUNT reports (default: Ctrl-C)\n"
 	"  -i, --interval SECONDS  the same as INTERVAL\n"
 	"  -c, --count COUNT       the same as COUNT\n"
-	"  -n, --one-header        print the header once\n"
+	"      --one-header        print the header once\n"
 	"  -h, --help              show this help\n\n"
 	"Examples:\n"
 	"  thpnumactl watch\n"

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "overrides.h"
 #include "thpnumactl.h"
@@ -84,16 +85,53 @@ static int write_override(int pid, const char *policy, int zone_reclaim)
 }
 
 /*
- * The overrides, parsed, from the read-only twin of the tasks file, which
- * lockdown leaves readable, or from tasks itself on a module without it.
- * Returns 0, or an exit status after a message.
+ * With debugfs disabled: /sys/kernel/thpnuma/tasks, in the format of
+ * debugfs' file, which a module older than it keeps write-only.
  */
-static int read_tasks(struct task_list *tl)
+static int read_sysfs_tasks(struct task_list *tl, const char *why)
+{
+	char path[PATH_MAX], reason[256], *text;
+	struct stat st;
+	int ret;
+
+	sysfs_path(path, sizeof(path), CONTROL_DIR "/tasks");
+	if (stat(path, &st))
+		return sysfs_failure("read", path, errno);
+	/* Root could read a plain 0200 file; the kernel's refuses anyway. */
+	if (!(st.st_mode & 0444)) {
+		error("cannot list the overrides: debugfs is disabled (%s) and this " MODULE_NAME
+		      " module's %s is write-only (a module older than " PROG ")",
+		      why, path);
+		return EXIT_FAIL;
+	}
+	text = read_text(path);
+	if (!text)
+		return sysfs_failure("read", path, errno);
+	ret = tasks_parse(text, tl, reason, sizeof(reason));
+	free(text);
+	if (ret) {
+		error("cannot parse %s: %s", path, reason);
+		return EXIT_FAIL;
+	}
+	return 0;
+}
+
+/*
+ * The overrides, parsed, from the read-only twin of the tasks file, which
+ * lockdown leaves readable, or from tasks itself on a module without it;
+ * from sysfs when the kernel has debugfs disabled.
+ */
+int read_overrides(struct task_list *tl)
 {
 	const char *file = "overrides";
 	char reason[256], path[PATH_MAX], *text;
 	int ret;
 
+	ret = reach_debugfs(reason, sizeof(reason));
+	if (ret == DEBUGFS_DISABLED)
+		return read_sysfs_tasks(tl, reason);
+	if (ret)
+		return ret;
 	debugfs_path(path, sizeof(path), file);
 	text = read_text(path);
 	if (!text && errno == ENOENT)
@@ -131,9 +169,7 @@ static int do_tasks(const struct command *cmd, int argc, char *argv[])
 	ret = parse_simple_options(cmd, argc, argv, 0, &json);
 	if (ret >= 0)
 		return ret;
-	ret = ensure_debugfs();
-	if (!ret)
-		ret = read_tasks(&tl);
+	ret = read_overrides(&tl);
 	if (ret)
 		return ret;
 	if (json)
@@ -164,6 +200,14 @@ static int do_policies(const struct command *cmd, int argc, char *argv[])
 		policies_write_table(stdout, &pt);
 	policies_free(&pt);
 	return EXIT_OK;
+}
+
+/* An override's zone_reclaim under a policy that ignores it. */
+static void note_unused_zone_reclaim(const char *policy, int zone_reclaim)
+{
+	if (zone_reclaim > 0 && !policy_uses_zone_reclaim(policy))
+		notice("zone_reclaim applies only under local-then-remote; this override's policy is %s",
+		     policy);
 }
 
 /* The options of run and task: --policy and --user (run only), --zone-reclaim. */
@@ -244,17 +288,19 @@ static int do_task(const struct command *cmd, int argc, char *argv[])
 	}
 	if (o.zone_reclaim >= 0 && (!o.policy || !strcmp(o.policy, "default")))
 		return usage_error(cmd, "--zone-reclaim needs a POLICY");
-	ret = o.policy ? ensure_module() : ensure_debugfs();
+	ret = ensure_module();
 	if (ret)
 		return ret;
 
 	if (o.policy) {
 		ret = write_override(pid, o.policy, o.zone_reclaim);
-		if (!ret)
+		if (!ret) {
 			printf("%d %s\n", pid, o.policy);
+			note_unused_zone_reclaim(o.policy, o.zone_reclaim);
+		}
 		return ret;
 	}
-	ret = read_tasks(&tl);
+	ret = read_overrides(&tl);
 	if (ret)
 		return ret;
 	t = tasks_find(&tl, pid);
@@ -340,6 +386,7 @@ static int do_run(const struct command *cmd, int argc, char *argv[])
 	ret = write_override(getpid(), o.policy, o.zone_reclaim);
 	if (ret)
 		return ret;
+	note_unused_zone_reclaim(o.policy, o.zone_reclaim);
 	/* Still this PID after the switch: the override stays with it. */
 	if (pw) {
 		ret = drop_to_user(pw);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include "thpnumactl.h"
 
@@ -106,6 +107,27 @@ int ensure_module(void)
 	return EXIT_FAIL;
 }
 
+const char *kernel_release(void)
+{
+	static struct utsname uts;
+	const char *release = getenv(ENV_KERNEL_RELEASE);
+
+	if (release && *release)
+		return release;
+	if (!uts.release[0])
+		uname(&uts);
+	return uts.release;
+}
+
+int read_param(const char *name, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/" PARAMS_DIR "/%s", sysfs_root(),
+		 name);
+	return read_line(path, buf, len);
+}
+
 bool lockdown_active(char *buf, size_t len)
 {
 	char path[PATH_MAX], line[128];
@@ -130,7 +152,44 @@ int write_first(const char *const *paths, unsigned int nr, const char *value,
 	return ret;
 }
 
-int ensure_debugfs(void)
+/* Whether the running kernel registered debugfs at all. */
+static bool debugfs_registered(void)
+{
+	char *text = read_text("/proc/filesystems");
+	bool found;
+
+	if (!text)
+		return true;	/* cannot tell: assume the usual */
+	found = strstr(text, "\tdebugfs\n") != NULL;
+	free(text);
+	return found;
+}
+
+bool debugfs_disabled(char *why, size_t len)
+{
+	char value[32];
+
+	/*
+	 * fs/debugfs/inode.c: with debugfs=off or debugfs=no-mount (newer
+	 * kernels read it as off), debugfs_init() returns -EPERM before it
+	 * creates /sys/kernel/debug and registers the filesystem, so there
+	 * is nothing to mount. CONFIG_DEBUG_FS_ALLOW_NONE and
+	 * _DISALLOW_MOUNT kernels are the same without the parameter.
+	 */
+	if (kernel_cmdline_param("debugfs", value, sizeof(value)) &&
+	    (!strcmp(value, "off") || !strcmp(value, "no-mount"))) {
+		snprintf(why, len, "debugfs=%s", value);
+		return true;
+	}
+	/* A test tree stands for a kernel with debugfs. */
+	if (!getenv(ENV_DEBUGFS) && !debugfs_registered()) {
+		snprintf(why, len, "no debugfs in /proc/filesystems");
+		return true;
+	}
+	return false;
+}
+
+int reach_debugfs(char *why, size_t len)
 {
 	const char *dir = debugfs_dir();
 	struct stat st;
@@ -146,6 +205,8 @@ int ensure_debugfs(void)
 	/* Mount nothing for a module that is not there. */
 	if (!module_loaded())
 		return ensure_module();
+	if (debugfs_disabled(why, len))
+		return DEBUGFS_DISABLED;
 	if (!getenv(ENV_DEBUGFS) && !debugfs_mounted()) {
 		if (geteuid() != 0) {
 			error("debugfs is not mounted at " DEBUGFS_MOUNT
@@ -153,6 +214,12 @@ int ensure_debugfs(void)
 			return EXIT_FAIL;
 		}
 		if (mount("none", DEBUGFS_MOUNT, "debugfs", 0, NULL)) {
+			/* No mount point, no filesystem: disabled at boot. */
+			if (errno == ENOENT || errno == ENODEV) {
+				snprintf(why, len, "mounting it fails: %s",
+					 strerror(errno));
+				return DEBUGFS_DISABLED;
+			}
 			error("debugfs is not mounted and mounting it failed (%s); try: "
 			      MOUNT_HINT, strerror(errno));
 			return EXIT_FAIL;
@@ -161,6 +228,20 @@ int ensure_debugfs(void)
 			return 0;
 	}
 	error("%s is missing although " MODULE_NAME " is loaded", dir);
+	return EXIT_FAIL;
+}
+
+int ensure_debugfs(void)
+{
+	char why[128], params[PATH_MAX], control[PATH_MAX];
+	int ret = reach_debugfs(why, sizeof(why));
+
+	if (ret != DEBUGFS_DISABLED)
+		return ret;
+	sysfs_path(params, sizeof(params), PARAMS_DIR);
+	sysfs_path(control, sizeof(control), CONTROL_DIR);
+	error(MODULE_NAME "'s statistics are in debugfs, which this kernel has disabled (%s); settings and overrides work through sysfs: %s and %s",
+	      why, params, control);
 	return EXIT_FAIL;
 }
 

@@ -6,6 +6,7 @@
 #ifndef THPNUMACTL_H
 #define THPNUMACTL_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -14,6 +15,10 @@
 
 #ifndef THPNUMA_VERSION
 #define THPNUMA_VERSION "unknown"
+#endif
+/* kernels.mk's SUPPORTED_SERIES: "5.10 6.1 ...". */
+#ifndef THPNUMA_SUPPORTED_SERIES
+#define THPNUMA_SUPPORTED_SERIES ""
 #endif
 
 #define PROG			"thpnumactl"
@@ -25,11 +30,17 @@
 #define PARAMS_DIR		"module/" MODULE_NAME "/parameters"
 #define CONTROL_DIR		"kernel/" MODULE_NAME
 #define LOCKDOWN_FILE		"kernel/security/lockdown"
+/* Under the sysfs root: tracefs' directory of thpnuma's trace event. */
+#define TRACE_EVENT_DIR		"kernel/tracing/events/" MODULE_NAME "/thp_fault"
+#define DEFAULT_CMDLINE		"/proc/cmdline"
 /* Test hooks: point the tool at a fake directory tree. */
 #define ENV_DEBUGFS		"THPNUMACTL_DEBUGFS"
 #define ENV_SYSFS		"THPNUMACTL_SYSFS"
-/* Test hook: read modprobe.d options from this directory alone. */
+/* Test hook: read modprobe.d options from these directories (a:b) alone. */
 #define ENV_MODPROBE_D		"THPNUMACTL_MODPROBE_D"
+/* Test hooks: another kernel command line, another kernel release. */
+#define ENV_CMDLINE		"THPNUMACTL_CMDLINE"
+#define ENV_KERNEL_RELEASE	"THPNUMACTL_KERNEL_RELEASE"
 #define MOUNT_HINT		"mount -t debugfs none " DEBUGFS_MOUNT
 
 /* The contract: 0 success, 1 runtime failure, 2 usage error. */
@@ -61,6 +72,8 @@ extern const struct command cmd_help;				/* thpnumactl.c */
 
 /* "thpnumactl: message" on stderr. */
 void error(const char *fmt, ...) __printf(1, 2);
+/* "thpnumactl: note: message" on stderr: worth knowing, not a failure. */
+void notice(const char *fmt, ...) __printf(1, 2);
 /* "thpnumactl CMD: message" and a pointer to --help; returns EXIT_USAGE. */
 int usage_error(const struct command *cmd, const char *fmt, ...)
 	__printf(2, 3);
@@ -81,6 +94,12 @@ int parse_no_options(const struct command *cmd, int argc, char *argv[],
 int lookup_name(const char *name, const char *const *names, unsigned int nr);
 void join_names(char *buf, size_t len, const char *const *names,
 		unsigned int nr);
+/*
+ * Whether the module takes @value for setting @s, through the module's
+ * own parser: 0, or -EINVAL and "invalid policy 'x' (valid: ...)" in @why.
+ */
+int setting_value_error(const struct thpnuma_setting *s, const char *value,
+			char *why, size_t len);
 /* -1 if @name is one of @s's choices, else a usage error's exit status. */
 int check_choice(const struct command *cmd, const struct thpnuma_setting *s,
 		 const char *name);
@@ -95,6 +114,8 @@ int check_zone_reclaim(const struct command *cmd, const char *text,
 		       unsigned int *bits);
 /* "5 (reclaim,swap)" */
 void format_zone_reclaim(char *buf, size_t len, unsigned int bits);
+/* zone_reclaim acts only under local-then-remote. */
+bool policy_uses_zone_reclaim(const char *policy);
 
 /* ---- files.c: debugfs and sysfs ------------------------------------- */
 
@@ -111,6 +132,13 @@ int write_value(const char *path, const char *value);
 bool module_loaded(void);
 /* 0 if thpnuma is loaded, else an exit status after saying how to load it. */
 int ensure_module(void);
+/* uname -r, or THPNUMACTL_KERNEL_RELEASE. */
+const char *kernel_release(void);
+/*
+ * The current value of module parameter @name into @buf (newline
+ * stripped); -errno if it cannot be read.
+ */
+int read_param(const char *name, char *buf, size_t len);
 /*
  * The kernel's lockdown level ("integrity", "confidentiality") into @buf;
  * false if lockdown is off or unknown.
@@ -123,10 +151,20 @@ bool lockdown_active(char *buf, size_t len);
 int write_first(const char *const *paths, unsigned int nr, const char *value,
 		unsigned int *used);
 /*
- * Make sure thpnuma's debugfs directory is reachable: mount debugfs if
- * it is not mounted and we may, else say exactly what is missing.
- * Returns 0 or an exit status after a message.
+ * Whether this kernel has debugfs disabled: debugfs=off or =no-mount on
+ * its command line (named in @why), or no debugfs among its filesystems.
  */
+bool debugfs_disabled(char *why, size_t len);
+/* reach_debugfs()'s return when the kernel has debugfs disabled. */
+#define DEBUGFS_DISABLED	(-ENODEV)
+/*
+ * Make sure thpnuma's debugfs directory is reachable: mount debugfs if
+ * it is not mounted and we may. Returns 0; DEBUGFS_DISABLED, with the
+ * reason in @why and nothing printed; or an exit status after saying
+ * exactly what is missing.
+ */
+int reach_debugfs(char *why, size_t len);
+/* reach_debugfs(), saying what works without debugfs when it is disabled. */
 int ensure_debugfs(void);
 /*
  * Why a debugfs file could not be read or written, in words: root is
@@ -174,10 +212,56 @@ struct report_source {
 int run_report(const struct command *cmd, int argc, char *argv[],
 	       const struct report_source *src, void *data);
 
+/* ---- options.c: load-time options -------------------------------------- */
+
+/* One NAME=VALUE word for the module, and where it was written. */
+struct module_option {
+	char *word;	/* as written, quotes included: what the kernel gets */
+	char *name;	/* as the kernel matches it: '-' read as '_' */
+	char *value;	/* unquoted; NULL without '=' */
+	char *where;	/* "FILE:LINE" or "kernel command line" */
+};
+
+struct module_options {
+	unsigned int nr;
+	struct module_option *opt;
+};
+
+/* The modprobe.d directories libkmod reads (THPNUMACTL_MODPROBE_D). */
+const char *const *modprobe_dirs(void);
+/* /proc/cmdline, or THPNUMACTL_CMDLINE. */
+const char *cmdline_path(void);
+/*
+ * The next word of a kernel parameter string from *@p, as the kernel
+ * splits them (double quotes keep spaces); NULL at the end.
+ */
+const char *kernel_arg_next(const char **p, size_t *len);
+/* The value of the last @name=VALUE on the kernel command line. */
+bool kernel_cmdline_param(const char *name, char *buf, size_t len);
+/*
+ * thpnuma's options in modprobe.d, in libkmod's order, then those of the
+ * kernel command line. Returns 0 or an exit status after a message.
+ */
+int module_options_read(struct module_options *mo);
+void module_options_free(struct module_options *mo);
+/*
+ * 0 if the module takes @o, else -EINVAL and why in @why: an unknown
+ * parameter, no value, or a value its parser refuses.
+ */
+int module_option_check(const struct module_option *o, char *why,
+			size_t len);
+
 /* ---- cmd-tasks.c ----------------------------------------------------- */
 
 struct policy_table;
+struct task_list;
 /* The policies file, parsed; 0 or an exit status after a message. */
 int read_policies(struct policy_table *pt);
+/*
+ * The per-process overrides: debugfs' overrides (or tasks) file, or, when
+ * the kernel has debugfs disabled, /sys/kernel/thpnuma/tasks. Returns 0
+ * or an exit status after a message.
+ */
+int read_overrides(struct task_list *tl);
 
 #endif /* THPNUMACTL_H */

@@ -47,8 +47,9 @@ make_tree() {
 	dbg=$root/debug/thpnuma
 	sys=$root/sys
 	mkdir -p "$dbg" "$sys/module/thpnuma/parameters" \
+		"$sys/module/thpnuma/holders" \
 		"$sys/kernel/mm/transparent_hugepage" "$sys/kernel/thpnuma" \
-		"$sys/kernel/security" \
+		"$sys/kernel/security" "$sys/kernel/tracing/events/thpnuma/thp_fault" \
 		"$sys/devices/system/node/node0" "$sys/devices/system/node/node1"
 	echo "kernel [strict-local] local-then-remote" > "$dbg/policy"
 	echo 3 > "$dbg/zone_reclaim"
@@ -60,9 +61,13 @@ make_tree() {
 	printf '412 thp\\040touch strict-local -\n77 db local-then-remote 3\n' \
 		> "$dbg/tasks"
 	cp "$FIXTURES/policies.txt" "$dbg/policies"
-	printf 'version 0.1.0\nkernel 6.1.0-57-amd64\nhooked_symbol vma_alloc_folio\nprobe_missed 0\n' \
+	printf 'version 0.1.0\nkernel 6.1.0-57-amd64\nhooked_symbol vma_alloc_folio\nprobe_missed 0\nunmatched_thp_calls 0\n' \
 		> "$dbg/version"
 	echo live > "$sys/module/thpnuma/initstate"
+	echo 0 > "$sys/module/thpnuma/refcnt"
+	echo 0 > "$sys/kernel/tracing/events/thpnuma/thp_fault/enable"
+	printf '# Available triggers:\n# traceon traceoff snapshot stacktrace enable_event disable_event enable_hist disable_hist hist\n' \
+		> "$sys/kernel/tracing/events/thpnuma/thp_fault/trigger"
 	echo strict-local > "$sys/module/thpnuma/parameters/policy"
 	echo 3 > "$sys/module/thpnuma/parameters/zone_reclaim"
 	echo all > "$sys/module/thpnuma/parameters/scope"
@@ -82,6 +87,10 @@ make_tree() {
 
 make_tree "$work/tree"
 export THPNUMACTL_DEBUGFS="$dbg" THPNUMACTL_SYSFS="$sys"
+# A kernel command line of our own: the host's (debugfs=off, thpnuma.*)
+# must not change what the tests see.
+echo "BOOT_IMAGE=/boot/vmlinuz-6.1.0-57-amd64 root=/dev/vda ro quiet" > "$work/cmdline"
+export THPNUMACTL_CMDLINE="$work/cmdline"
 par=$sys/module/thpnuma/parameters
 ctl=$sys/kernel/thpnuma
 
@@ -224,6 +233,56 @@ expect 0 "pmd" "coverage is unchanged after the refusal" coverage
 echo "garbage" > "$par/coverage"
 expect 1 "unexpected contents" "coverage refuses a parameter that is not a name" coverage
 echo all > "$par/coverage"
+
+# ---- settings that the current policy ignores: a note, exit 0 -------------
+# zone_reclaim acts only under local-then-remote.
+expect_note() {
+	note=$1 name=$2
+	shift 2
+	run "$@"
+	if [ "$rc" -eq 0 ] && grep -qF "note: $note" "$work/err" &&
+	   [ "$(wc -l < "$work/err")" -eq 1 ]; then
+		ok "$name"
+	else
+		not_ok "$name (rc=$rc, want the note '$note')"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
+}
+expect_no_note() {
+	name=$1
+	shift
+	run "$@"
+	if [ "$rc" -eq 0 ] && [ ! -s "$work/err" ]; then
+		ok "$name"
+	else
+		not_ok "$name (rc=$rc)"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
+}
+for p in kernel strict-local; do
+	echo "$p" > "$par/policy"
+	expect_note "zone_reclaim applies only under local-then-remote; the current policy is $p" \
+		"zone-reclaim swap under $p gets a note" zone-reclaim swap
+	expect_file "$par/zone_reclaim" 4 "zone-reclaim swap under $p is still set"
+done
+echo strict-local > "$par/policy"
+expect_no_note "zone-reclaim none under strict-local: nothing to note" zone-reclaim none
+echo local-then-remote > "$par/policy"
+expect_no_note "zone-reclaim 3 under local-then-remote: no note" zone-reclaim 3
+expect_note "zone_reclaim 3 (reclaim,write) applies only under local-then-remote; it has no effect under kernel" \
+	"policy kernel with zone_reclaim 3 gets a note" policy kernel
+: > "$par/policy"
+echo 0 > "$par/zone_reclaim"
+expect_no_note "policy strict-local with zone_reclaim 0: no note" policy strict-local
+echo 3 > "$par/zone_reclaim"
+expect_no_note "policy local-then-remote: no note" policy local-then-remote
+expect_note "zone_reclaim applies only under local-then-remote; this override's policy is kernel" \
+	"task -z with policy kernel gets a note" task -z 3 412 kernel
+expect_no_note "task -z with local-then-remote: no note" task -z 3 412 local-then-remote
+expect_no_note "task PID strict-local without -z: no note" task 412 strict-local
+: > "$ctl/tasks"
+echo 3 > "$par/zone_reclaim"
+echo strict-local > "$par/policy"
 
 # ---- the debugfs files, for a module without those parameters ------------
 mv "$par" "$work/params.saved"
@@ -731,12 +790,30 @@ if [ "$rc" -eq 0 ] && [ "$(grep -c '^time' "$work/out")" -eq 2 ] &&
 else
 	not_ok "watch repeats the header (rc=$rc)"
 fi
-run watch -n 0.1 9
+run watch --one-header 0.1 9
 if [ "$rc" -eq 0 ] && [ "$(grep -c '^time' "$work/out")" -eq 1 ]; then
-	ok "watch -n prints the header once"
+	ok "watch --one-header prints the header once"
 else
-	not_ok "watch -n prints the header once (rc=$rc)"
+	not_ok "watch --one-header prints the header once (rc=$rc)"
 fi
+# -n is --node wherever it exists (numastat's meaning), nothing else.
+expect 2 "unknown option '-n'" "watch -n is a usage error" watch -n 0.1 1
+expect 2 "unknown option '-n'" "load -n is a usage error" load -n
+run stat --help
+if grep -q -- "-n, --node" "$work/out"; then
+	ok "stat -n is --node"
+else
+	not_ok "stat -n is --node"
+fi
+for c in watch load; do
+	run $c --help
+	if [ "$rc" -eq 0 ] && ! grep -qE -- "(^| )-n[ ,\]]" "$work/out"; then
+		ok "$c --help lists no -n"
+	else
+		not_ok "$c --help lists no -n"
+		grep -E -- "-n" "$work/out" | sed 's/^/# /'
+	fi
+done
 "$T" watch 5 > "$work/out" 2> "$work/err" &
 pid=$!
 # Signal only after the first report: its handler is in place by then.
@@ -781,6 +858,48 @@ else
 	not_ok "status shows module, settings, THP mode and node memory"
 	sed 's/^/# /' "$work/out"
 fi
+
+# status: unmatched_thp_calls, hooked THP calls from no known fault path.
+run status
+if [ "$rc" -eq 0 ] && grep -q "^unmatched calls: *0$" "$work/out" &&
+   [ ! -s "$work/err" ]; then
+	ok "status shows unmatched_thp_calls 0 without a warning"
+else
+	not_ok "status shows unmatched_thp_calls 0 without a warning (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+cp "$dbg/version" "$work/version.saved"
+sed -i 's/^unmatched_thp_calls .*/unmatched_thp_calls 17/' "$dbg/version"
+run status
+if [ "$rc" -eq 0 ] && grep -q "^unmatched calls: *17$" "$work/out" &&
+   grep -q "warning: 17 THP allocations bypassed the policy" "$work/err" &&
+   grep -q "livepatch" "$work/err" && grep -q "dmesg" "$work/err"; then
+	ok "status warns when THP allocations bypassed the policy"
+else
+	not_ok "status warns when THP allocations bypassed the policy (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+for bad in x -1 "1 2" 18446744073709551616 ""; do
+	sed "s/^unmatched_thp_calls .*/unmatched_thp_calls $bad/" "$work/version.saved" \
+		> "$dbg/version"
+	run status
+	if [ "$rc" -eq 1 ] && grep -qF "cannot parse $dbg/version: unmatched_thp_calls" "$work/err"; then
+		ok "status refuses unmatched_thp_calls '$bad'"
+	else
+		not_ok "status refuses unmatched_thp_calls '$bad' (rc=$rc)"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
+done
+grep -v '^unmatched_thp_calls' "$work/version.saved" > "$dbg/version"
+run status
+if [ "$rc" -eq 0 ] && ! grep -q "unmatched" "$work/out" "$work/err" &&
+   grep -q "^probe missed: *0$" "$work/out"; then
+	ok "status of a module without unmatched_thp_calls: no such line"
+else
+	not_ok "status of a module without unmatched_thp_calls: no such line (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+cp "$work/version.saved" "$dbg/version"
 
 # ---- per-process overrides -----------------------------------------------
 expect 2 "missing PID" "task without a PID" task
@@ -1005,12 +1124,117 @@ expect_dry "coverage=pmd" "load --dry-run -c" -c pmd
 printf '# thpnuma\noptions thpnuma policy=strict-local zone_reclaim=1\noptions other policy=kernel\n' \
 	> "$mp/thpnuma.conf"
 expect_dry "policy=strict-local zone_reclaim=1" "load --dry-run: modprobe.d options are applied"
-expect_dry "policy=strict-local zone_reclaim=1 policy=local-then-remote" \
-	"load --dry-run: our --policy comes last and wins" --policy local-then-remote
+expect_dry "zone_reclaim=1 policy=local-then-remote" \
+	"load --dry-run: our --policy replaces modprobe.d's" --policy local-then-remote
 echo "options thpnuma scope=madvise" > "$mp/zz-scope.conf"
-expect_dry "policy=strict-local zone_reclaim=1 scope=madvise zone_reclaim=0" \
+expect_dry "policy=strict-local scope=madvise zone_reclaim=0" \
 	"load --dry-run: every modprobe.d file, then ours" -z none
 rm "$mp/zz-scope.conf"
+
+# modprobe.d values are checked as the command line's are, and named by
+# FILE:LINE; nothing is loaded (exit 2).
+# expect_conf_error RC MESSAGE NAME ARGS...: nothing on stdout.
+expect_conf_error() {
+	want_rc=$1 msg=$2 name=$3
+	shift 3
+	dry "$@"
+	if [ "$rc" -eq "$want_rc" ] && [ ! -s "$work/out" ] &&
+	   grep -qxF "thpnumactl: $msg" "$work/err"; then
+		ok "$name"
+	else
+		not_ok "$name (rc=$rc, want $want_rc and '$msg')"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
+}
+printf 'options thpnuma policy=strict_local\n' > "$mp/thpnuma.conf"
+expect_conf_error 2 "$mp/thpnuma.conf:1: invalid policy 'strict_local' (valid: kernel, strict-local, local-then-remote)" \
+	"load --dry-run refuses a bad modprobe.d policy, naming FILE:LINE"
+dry --policy strict-local
+if [ "$rc" -eq 0 ] && [ "$(cat "$work/out")" = "would load $ko with options: policy=strict-local" ] &&
+   grep -qF "$mp/thpnuma.conf:1: invalid policy 'strict_local'" "$work/err" &&
+   grep -qF -- "--policy replaces it" "$work/err"; then
+	ok "load --policy replaces a bad modprobe.d policy, with a note on the file"
+else
+	not_ok "load --policy replaces a bad modprobe.d policy (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+expect_conf_error 2 "$mp/thpnuma.conf:1: invalid policy 'strict_local' (valid: kernel, strict-local, local-then-remote)" \
+	"load --scope does not excuse a bad policy" --scope all
+printf '# comment\n\noptions other policy=bad\noptions thpnuma scope=all \\\n\tzone_reclaim=reclaim coverage=pmd\n' \
+	> "$mp/thpnuma.conf"
+expect_conf_error 2 "$mp/thpnuma.conf:5: invalid zone_reclaim 'reclaim' (0-7: a sum of 1 reclaim, 2 write, 4 swap)" \
+	"a continued line: the value's own line is named"
+expect_dry "scope=all coverage=pmd zone_reclaim=5" \
+	"--zone-reclaim replaces the bad value, the rest stays" -z 5
+printf 'options thpnuma polcy=kernel\n' > "$mp/thpnuma.conf"
+expect_conf_error 2 "$mp/thpnuma.conf:1: unknown parameter 'polcy' (thpnuma has policy, zone_reclaim, scope, coverage, max_tasks; the kernel would ignore it)" \
+	"an unknown parameter is refused"
+printf 'options thpnuma policy\n' > "$mp/thpnuma.conf"
+expect_conf_error 2 "$mp/thpnuma.conf:1: policy has no value (policy=...)" \
+	"a parameter without a value is refused"
+for pair in "0|invalid max_tasks '0' (1-65536)" "65537|invalid max_tasks '65537' (1-65536)" \
+	"1k|invalid max_tasks '1k' (1-65536)" "|invalid max_tasks '' (1-65536)"; do
+	v=${pair%%|*} msg=${pair#*|}
+	printf 'options thpnuma max_tasks=%s\n' "$v" > "$mp/thpnuma.conf"
+	expect_conf_error 2 "$mp/thpnuma.conf:1: $msg" "max_tasks=$v is refused"
+done
+printf 'options thpnuma max_tasks=2048 zone-reclaim=3 policy="kernel" dyndbg=+p\n' > "$mp/thpnuma.conf"
+expect_dry 'max_tasks=2048 zone-reclaim=3 policy="kernel" dyndbg=+p' \
+	"dashes, quotes and the kernel's own dyndbg are accepted as the kernel takes them"
+expect_dry 'max_tasks=2048 policy="kernel" dyndbg=+p zone_reclaim=0' \
+	"--zone-reclaim replaces zone-reclaim= (the kernel's dash is an underscore)" -z 0
+printf 'options thpnuma scope=al\n' > "$mp/thpnuma.txt"
+printf 'options thpnuma scope=al\n' > "$mp/.hidden.conf"
+: > "$mp/thpnuma.conf"
+expect_dry "none" "files that are not *.conf are not read, as by kmod"
+rm "$mp/thpnuma.txt" "$mp/.hidden.conf"
+# kmod's precedence: a file in an earlier directory hides one of the same
+# name in a later one; files are read in name order across directories.
+mkdir -p "$work/mp-etc" "$work/mp-lib"
+printf 'options thpnuma policy=bad\n' > "$work/mp-lib/thpnuma.conf"
+printf 'options thpnuma policy=kernel\n' > "$work/mp-etc/thpnuma.conf"
+printf 'options thpnuma scope=madvise\n' > "$work/mp-lib/50-scope.conf"
+printf 'options thpnuma coverage=pmd\n' > "$work/mp-etc/90-coverage.conf"
+THPNUMACTL_MODPROBE_D="$work/mp-etc:$work/mp-lib"
+expect_dry "scope=madvise coverage=pmd policy=kernel" \
+	"modprobe.d directories in kmod's precedence, files in name order"
+echo "options thpnuma scope=none" > "$work/mp-lib/50-scope.conf"
+expect_conf_error 2 "$work/mp-lib/50-scope.conf:1: invalid scope 'none' (valid: all, madvise)" \
+	"a bad value in a later directory is named with its path"
+rm -r "$work/mp-etc" "$work/mp-lib"
+THPNUMACTL_MODPROBE_D=$mp
+# The kernel command line's thpnuma.PARAM=VALUE, which kmod adds last.
+echo "ro quiet thpnuma.policy=strict-local thpnuma.scope=bogus other.x=1" > "$work/cmdline"
+expect_conf_error 2 "kernel command line: invalid scope 'bogus' (valid: all, madvise)" \
+	"a bad thpnuma.scope= on the kernel command line is refused"
+expect_dry "policy=strict-local scope=all" \
+	"the kernel command line's options, and ours replacing them" --scope all
+echo "BOOT_IMAGE=/boot/vmlinuz-6.1.0-57-amd64 root=/dev/vda ro quiet" > "$work/cmdline"
+: > "$mp/thpnuma.conf"
+# zone_reclaim is ignored unless the policy is local-then-remote.
+dry -p strict-local -z 7
+if [ "$rc" -eq 0 ] && grep -qF "note: zone_reclaim applies only under local-then-remote; the policy will be strict-local" "$work/err"; then
+	ok "load -p strict-local -z 7 notes that zone_reclaim has no effect"
+else
+	not_ok "load -p strict-local -z 7 notes that zone_reclaim has no effect (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+printf 'options thpnuma zone_reclaim=1\n' > "$mp/thpnuma.conf"
+dry
+if [ "$rc" -eq 0 ] && grep -qF "note: zone_reclaim applies only under local-then-remote; the policy will be kernel" "$work/err"; then
+	ok "load with modprobe.d's zone_reclaim and the default policy gets the note"
+else
+	not_ok "load with modprobe.d's zone_reclaim and the default policy gets the note (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+dry -p local-then-remote
+if [ "$rc" -eq 0 ] && [ ! -s "$work/err" ]; then
+	ok "load -p local-then-remote with zone_reclaim: no note"
+else
+	not_ok "load -p local-then-remote with zone_reclaim: no note (rc=$rc)"
+	sed 's/^/# /' "$work/err"
+fi
+: > "$mp/thpnuma.conf"
 cp "$here/../../../userspace/thpnuma.modprobe.conf" "$mp/thpnuma.conf"
 expect_dry "none" "the example modprobe.d file sets nothing until edited"
 sed -i 's/^#[[:space:]]*\(options thpnuma policy=\)/\1/' "$mp/thpnuma.conf"
@@ -1021,10 +1245,195 @@ else
 	not_ok "the example's policy line takes effect once uncommented (rc=$rc)"
 	sed 's/^/# /' "$work/out" "$work/err"
 fi
+sed 's/^#options /options /' "$here/../../../userspace/thpnuma.modprobe.conf" > "$mp/thpnuma.conf"
+expect_dry "policy=local-then-remote zone_reclaim=1 scope=all coverage=all max_tasks=1024" \
+	"every line of the example passes load's checks once uncommented"
 expect 1 "no such file" "load --dry-run of a missing file" \
-	load -n --module "$work/missing.ko"
-expect 2 "invalid policy 'x'" "load --dry-run --policy x" load -n -p x
+	load --dry-run --module "$work/missing.ko"
+expect 2 "invalid policy 'x'" "load --dry-run --policy x" load --dry-run -p x
+
+# ---- load on a kernel without the module: supported series or not -----------
+# THPNUMACTL_KERNEL_RELEASE stands in for uname -r (and /lib/modules/R).
+THPNUMACTL_KERNEL_RELEASE=6.18.0-test "$T" load --dry-run > "$work/out" 2> "$work/err"
+rc=$?
+if [ "$rc" -eq 1 ] &&
+   grep -qF "thpnuma does not support kernel 6.18.0-test (series 6.18; supported series: 5.10, 6.1, 6.12, 7.2, 7.3)" "$work/err" &&
+   grep -qF "dkms status thpnuma" "$work/err" &&
+   ! grep -q "install it" "$work/err"; then
+	ok "load on an unsupported kernel series names the supported ones"
+else
+	not_ok "load on an unsupported kernel series names the supported ones (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+THPNUMACTL_KERNEL_RELEASE=6.1.0-99-amd64 "$T" load --dry-run > "$work/out" 2> "$work/err"
+rc=$?
+if [ "$rc" -eq 1 ] &&
+   grep -qF "module thpnuma not found in /lib/modules/6.1.0-99-amd64" "$work/err" &&
+   grep -qF "dkms status thpnuma" "$work/err" &&
+   grep -qF -- "--module PATH" "$work/err" &&
+   ! grep -q "does not support" "$work/err"; then
+	ok "load on a supported series without the module: an install hint and dkms status"
+else
+	not_ok "load on a supported series without the module (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
 unset THPNUMACTL_MODPROBE_D
+
+# The module is loaded again for the rest.
+echo live > "$sys/module/thpnuma/initstate"
+
+# ---- unload: overrides and users -------------------------------------------
+# The checks read the fake sysfs; with THPNUMACTL_SYSFS set, unload stops
+# before asking the kernel, so the running kernel's thpnuma is never
+# touched. Needs root (unload refuses earlier without it).
+if [ "$(id -u)" -eq 0 ]; then
+	cp "$FIXTURES/policies.txt" "$dbg/policies"
+	printf '412 thp\\040touch strict-local -\n77 db local-then-remote 3\n' > "$dbg/tasks"
+	run unload
+	if [ "$rc" -eq 1 ] &&
+	   grep -qF "2 processes have a per-process override; unloading would lose them:" "$work/err" &&
+	   grep -qF "     412  thp touch         strict-local        global" "$work/err" &&
+	   grep -qF "      77  db                local-then-remote   3" "$work/err" &&
+	   grep -qF "unload --force unloads anyway and the overrides are lost" "$work/err" &&
+	   [ ! -s "$work/out" ]; then
+		ok "unload refuses while overrides exist and lists them"
+	else
+		not_ok "unload refuses while overrides exist and lists them (rc=$rc)"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
+	run unload --force
+	if [ "$rc" -eq 1 ] && ! grep -q "per-process override" "$work/err" &&
+	   grep -qF "not unloading the running kernel's thpnuma" "$work/err"; then
+		ok "unload --force goes past the overrides (to the test tree's stop)"
+	else
+		not_ok "unload --force goes past the overrides (rc=$rc)"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
+	: > "$dbg/overrides"
+	run unload
+	if [ "$rc" -eq 1 ] && ! grep -q "per-process override" "$work/err" &&
+	   grep -qF "not unloading the running kernel's thpnuma" "$work/err"; then
+		ok "unload without overrides goes on (the read-only overrides file first)"
+	else
+		not_ok "unload without overrides goes on (rc=$rc)"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
+	rm "$dbg/overrides"
+	printf 'policy tasks\n' > "$dbg/tasks"
+	run unload
+	if [ "$rc" -eq 1 ] && grep -qF "cannot tell whether processes have per-process overrides" "$work/err" &&
+	   grep -qF -- "--force" "$work/err"; then
+		ok "unload refuses when the overrides cannot be read"
+	else
+		not_ok "unload refuses when the overrides cannot be read (rc=$rc)"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
+	cp "$work/tasks.saved" "$dbg/tasks"
+	expect 2 "unexpected argument 'now'" "unload --force with a stray argument" unload --force now
+	# The reference count: who holds it (P10).
+	: > "$dbg/tasks"
+	echo 1 > "$sys/module/thpnuma/refcnt"
+	run unload --force
+	if [ "$rc" -eq 1 ] && grep -qF "thpnuma is in use (reference count 1)" "$work/err" &&
+	   grep -qF "perf" "$work/err" && grep -qF "bpftrace" "$work/err" &&
+	   grep -qF "thpnuma:thp_fault" "$work/err" && grep -qF "debugfs" "$work/err"; then
+		ok "unload of a busy module names tracers and debugfs readers"
+	else
+		not_ok "unload of a busy module names tracers and debugfs readers (rc=$rc)"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
+	ev=$sys/kernel/tracing/events/thpnuma/thp_fault
+	echo 1 > "$ev/enable"
+	echo "hist:keys=node:vals=hitcount:sort=hitcount:size=2048 [active]" >> "$ev/trigger"
+	run unload
+	if [ "$rc" -eq 1 ] &&
+	   grep -qF "the thpnuma:thp_fault event is enabled (echo 0 > $ev/enable)" "$work/err" &&
+	   grep -qF "a trigger is set on thpnuma:thp_fault ($ev/trigger: hist:keys=node" "$work/err"; then
+		ok "unload of a busy module names the enabled event and its trigger"
+	else
+		not_ok "unload of a busy module names the enabled event and its trigger (rc=$rc)"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
+	echo 0 > "$ev/enable"
+	head -2 "$ev/trigger" > "$work/trigger" && cp "$work/trigger" "$ev/trigger"
+	echo 0 > "$sys/module/thpnuma/refcnt"
+	mkdir "$sys/module/thpnuma/holders/thpnuma_ext"
+	expect 1 "thpnuma is in use by other modules: thpnuma_ext" "unload names holder modules" unload
+	rmdir "$sys/module/thpnuma/holders/thpnuma_ext"
+	cp "$work/tasks.saved" "$dbg/tasks"
+else
+	n=$((n + 1))
+	echo "ok $n - unload checks # SKIP needs root"
+fi
+expect 0 "--force" "unload --help shows --force" unload --help
+
+# ---- debugfs disabled by the kernel (debugfs=off, debugfs=no-mount) ---------
+# The statistics are in debugfs alone; settings and overrides in sysfs.
+THPNUMACTL_DEBUGFS=$work/no-debugfs
+for param in off no-mount; do
+	echo "BOOT_IMAGE=/vmlinuz ro debugfs=$param quiet" > "$work/cmdline"
+	for args in stat hist policies "watch 1 1"; do
+		# shellcheck disable=SC2086
+		run $args
+		if [ "$rc" -eq 1 ] && [ "$(wc -l < "$work/err")" -eq 1 ] &&
+		   grep -qF "statistics are in debugfs, which this kernel has disabled (debugfs=$param)" "$work/err" &&
+		   grep -qF "/sys/module/thpnuma/parameters" "$work/err" &&
+		   grep -qF "/sys/kernel/thpnuma" "$work/err" &&
+		   ! grep -q "needs root\|mount -t\|mounting" "$work/err"; then
+			ok "debugfs=$param: $args says the statistics need debugfs, once"
+		else
+			not_ok "debugfs=$param: $args says the statistics need debugfs (rc=$rc)"
+			sed 's/^/# /' "$work/out" "$work/err"
+		fi
+	done
+done
+run status
+if [ "$rc" -eq 0 ] && grep -q "^version: *unknown (debugfs disabled: debugfs=no-mount)" "$work/out" &&
+   grep -q "^policy: *strict-local" "$work/out"; then
+	ok "debugfs disabled: status shows the settings and why the version is unknown"
+else
+	not_ok "debugfs disabled: status shows the settings and why the version is unknown (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+expect 0 "strict-local" "debugfs disabled: policy reads the parameter" policy
+: > "$par/coverage"
+expect 0 "pmd" "debugfs disabled: coverage pmd" coverage pmd
+expect_file "$par/coverage" pmd "debugfs disabled: coverage writes the parameter"
+echo all > "$par/coverage"
+expect 0 "counters reset" "debugfs disabled: reset through sysfs" reset
+: > "$ctl/tasks"
+expect 0 "412 kernel" "debugfs disabled: task PID POLICY" task 412 kernel
+expect_file "$ctl/tasks" "412 kernel" "debugfs disabled: task writes /sys/kernel/thpnuma/tasks"
+# A module with a readable /sys/kernel/thpnuma/tasks: the same format.
+printf '412 thp\\040touch strict-local -\n77 db local-then-remote 3\n' > "$ctl/tasks"
+expect 0 "     412  thp touch         strict-local        global" \
+	"debugfs disabled: tasks reads /sys/kernel/thpnuma/tasks" tasks
+expect 0 "77  db                local-then-remote   3" \
+	"debugfs disabled: task PID reads /sys/kernel/thpnuma/tasks" task 77
+if [ "$(id -u)" -eq 0 ]; then
+	run unload
+	if [ "$rc" -eq 1 ] && grep -qF "2 processes have a per-process override" "$work/err" &&
+	   grep -qF "     412  thp touch" "$work/err"; then
+		ok "debugfs disabled: unload lists the overrides from sysfs"
+	else
+		not_ok "debugfs disabled: unload lists the overrides from sysfs (rc=$rc)"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
+	# An older module: /sys/kernel/thpnuma/tasks is write-only.
+	chmod 200 "$ctl/tasks"
+	run tasks
+	if [ "$rc" -eq 1 ] && grep -qF "cannot list the overrides" "$work/err" &&
+	   grep -qF "write-only" "$work/err"; then
+		ok "debugfs disabled, older module: tasks says why it cannot list"
+	else
+		not_ok "debugfs disabled, older module: tasks says why it cannot list (rc=$rc)"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
+	chmod 644 "$ctl/tasks"
+fi
+: > "$ctl/tasks"
+echo "BOOT_IMAGE=/boot/vmlinuz-6.1.0-57-amd64 root=/dev/vda ro quiet" > "$work/cmdline"
+THPNUMACTL_DEBUGFS=$dbg
 
 # ---- not root ----------------------------------------------------------------
 # debugfs is 0700 root: an ordinary user cannot even look inside.

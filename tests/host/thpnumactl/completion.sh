@@ -100,6 +100,34 @@ expect_completion "" thpnumactl zone-reclaim 5 ""
 expect_completion "--one-header" thpnumactl watch --o
 expect_completion "FILES" thpnumactl stat -o ""
 expect_completion "" thpnumactl help stat ""
+expect_completion "--force" thpnumactl unload --f
+expect_completion "--force --help" thpnumactl unload -
+expect_completion "" thpnumactl unload --force --f
+expect_completion "--dry-run --help" thpnumactl load --policy kernel --zone-reclaim 1 --scope all --coverage all --module x.ko -
+expect_completion "--interval --count --one-header --help" thpnumactl watch -
+
+# The man page says what the code does (ux-review-3 P9, P13).
+man_section() {
+	awk -v s="$1" '/^\.SH / { on = ($2 == s); next } on' "$SRC/thpnumactl.8"
+}
+if man_section LOCKDOWN | grep -q "overrides" &&
+   ! man_section LOCKDOWN | grep -q "only in debugfs' tasks"; then
+	ok "man page: under lockdown the overrides are listed (debugfs overrides, 0400)"
+else
+	not_ok "man page: under lockdown the overrides are listed (debugfs overrides, 0400)"
+fi
+if grep -qF '\-n ", " \-\-dry\-run' "$SRC/thpnumactl.8" ||
+   grep -qF '\-n ", " \-\-one\-header' "$SRC/thpnumactl.8" ||
+   grep -qF 'watch \fR[\fB\-n' "$SRC/thpnumactl.8"; then
+	not_ok "man page: -n is --node only"
+else
+	ok "man page: -n is --node only"
+fi
+if grep -qF 'unload \fR[\fB\-\-force' "$SRC/thpnumactl.8"; then
+	ok "man page: unload --force"
+else
+	not_ok "man page: unload --force"
+fi
 
 # Every command the tool lists is completed and documented.
 commands=$("$THPNUMACTL" --help | awk '/^Commands:/ { on = 1; next }
