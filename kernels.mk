@@ -1,9 +1,10 @@
 # Pinned Debian kernel ABIs the project supports, oldest first. Adding a
 # kernel of a supported series is this one line: tests/vm/kernel-suite.sh
 # derives from the ABI which Debian suite ships it and which compiler
-# builds it (bookworm's gcc-12 on this machine for 6.1 and +deb12; the
-# bullseye chroot's gcc-10 for 5.10; the trixie chroot's gcc-14 for +deb13;
-# the sid chroot's gcc-16 for +deb14).
+# builds it (bookworm's gcc-12 on this machine for 6.1; the bookworm
+# chroot for +deb12, whose headers pull in the kernel image; the bullseye
+# chroot's gcc-10 for 5.10; the trixie chroot's gcc-14 for +deb13; the sid
+# chroot's gcc-16 for +deb14).
 SUPPORTED_KERNELS := 5.10.0-46-amd64 6.1.0-57-amd64 6.12.117+deb12-amd64 6.12.118+deb13-amd64 7.2.13+deb14-amd64 7.3.4+deb13-amd64
 
 # The kernel series those make up, oldest first: the only ones the module

@@ -6,8 +6,9 @@
  * remote nodes must stop after one round instead. Node 1 is mlocked down
  * to near its min watermark by a victim with oom_score_adj 1000, node 0
  * sits at its low watermark with memory it can swap out (to zram: the
- * MANIFEST line has zram), and a node-0 task faults
- * 64 MiB of MADV_HUGEPAGE memory with only the 16 and 32 kB sizes on.
+ * MANIFEST line has zram), and a node-0 task faults 64 MiB more
+ * MADV_HUGEPAGE memory than both nodes have free, with only the 16 and
+ * 32 kB sizes on.
  * Under every policy and zone_reclaim value, /proc/vmstat's oom_kill does
  * not move and the victim lives.
  *
@@ -17,7 +18,8 @@
 #include "test_util.h"
 #include "kselftest.h"
 
-#define REGION		(64 * MiB)
+/* 64 MiB more than both nodes can give without reclaim. */
+#define BEYOND		(64 * MiB)
 #define DEFAULT_RUNS	"kernel strict-local local-then-remote:0 " \
 			"local-then-remote:1 local-then-remote:2 " \
 			"local-then-remote:3 local-then-remote:4 " \
@@ -34,15 +36,7 @@ struct size_knob {
 
 static struct size_knob knobs[16];
 static int nr_knobs;
-static char unevictable_saved[8], min_free_saved[16];
-
-#define UNEVICTABLE	"/proc/sys/vm/compact_unevictable_allowed"
-/*
- * khugepaged raises it to tens of MiB per node, and kswapd then refills
- * node 0 by that much whenever it dips below low: back to a small value,
- * so that local attempts keep failing and remote ones run.
- */
-#define MIN_FREE	"/proc/sys/vm/min_free_kbytes"
+static struct vm_knobs vm;
 
 static bool size_on(int kb)
 {
@@ -83,6 +77,8 @@ static bool alive(pid_t pid)
 	return pid > 0 && waitpid(pid, NULL, WNOHANG) == 0 && !kill(pid, 0);
 }
 
+static size_t region;
+
 /* Fault the region from node 0's CPU, in a child: what it costs is its. */
 static int fault_on_node0(void)
 {
@@ -93,8 +89,8 @@ static int fault_on_node0(void)
 		char *p;
 
 		pin_to_node(0);
-		p = map_hpage_aligned(REGION, MADV_HUGEPAGE);
-		touch_region(p, REGION);
+		p = map_hpage_aligned(region, MADV_HUGEPAGE);
+		touch_region(p, region);
 		_exit(0);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
@@ -156,39 +152,32 @@ int main(void)
 
 	thp_knobs_save(&thp);
 	thp_knobs_quiet("madvise", "madvise");
-	/* Compaction may not move the victim's pages to make room. */
-	if (read_file(UNEVICTABLE, unevictable_saved,
-		      sizeof(unevictable_saved)) < 0)
-		unevictable_saved[0] = 0;
-	write_file(UNEVICTABLE, "0");
-	if (read_file(MIN_FREE, min_free_saved, sizeof(min_free_saved)) < 0)
-		min_free_saved[0] = 0;
-	write_file(MIN_FREE, "4096");
+	/* Small watermarks: kswapd refills node 0 by little at a time. */
+	vm_knobs_tight(&vm);
 	if (knobs_set())
 		ksft_exit_fail_msg("cannot set the mTHP sizes\n");
 
-	victim = start_locked_fill_to_min(1);
+	victim = start_locked_fill_on(1);
 	filler = start_storm_hog();
 	ksft_test_result(victim > 0 && filler > 0,
 			 "node 1 locked to min (victim %d), node 0 at low (%d)\n",
 			 victim, filler);
-	ksft_print_msg("node 1: %ld kB free above min; node 0: %ld kB\n",
-		       node_headroom_kb(1), node_headroom_kb(0));
+	region = (node_headroom_kb(0) + node_headroom_kb(1)) * 1024 + BEYOND;
+	region &= ~(HPAGE_SIZE - 1);
+	ksft_print_msg("free above min: node 0 %ld kB, node 1 %ld kB; region %zu MiB\n",
+		       node_headroom_kb(0), node_headroom_kb(1), region / MiB);
 	for (int i = 0; i < n; i++) {
 		/* A run that killed the victim fails alone: the next gets one. */
 		if (!alive(victim)) {
 			stop_hog(victim);
-			victim = start_locked_fill_to_min(1);
+			victim = start_locked_fill_on(1);
 		}
 		run(names[i], victim);
 	}
 	stop_hog(filler);
 	stop_hog(victim);
 	knobs_restore();
-	if (unevictable_saved[0])
-		write_file(UNEVICTABLE, unevictable_saved);
-	if (min_free_saved[0])
-		write_file(MIN_FREE, min_free_saved);
+	vm_knobs_restore(&vm);
 	thp_knobs_restore(&thp);
 	ksft_finished();
 }

@@ -15,7 +15,7 @@
 #include "kselftest_harness.h"
 
 #define BLOCK		(64 * 1024UL)
-#define NR_FAULTS	64
+#define NR_FAULTS	256
 #define PARAMS		"/sys/module/thpnuma/parameters/"
 
 enum {
@@ -69,6 +69,7 @@ static long anon_outcomes(const struct orders_table *a,
 FIXTURE(pending) {
 	struct thp_knobs thp;
 	char saved64[32], saved32[32], saved2m[32];
+	struct vm_knobs vm;
 	pid_t fill;
 };
 
@@ -88,7 +89,8 @@ FIXTURE_SETUP(pending)
 	size_enable(32, "madvise");
 	size_enable(2048, "never");
 	ASSERT_EQ(0, module_fresh_load("policy=strict-local"));
-	self->fill = start_locked_fill();
+	vm_knobs_tight(&self->vm);
+	self->fill = start_locked_fill_on(0);
 	ASSERT_LT(0, self->fill);
 }
 
@@ -97,6 +99,7 @@ FIXTURE_TEARDOWN(pending)
 	if (!self->saved64[0])
 		return;
 	stop_hog(self->fill);
+	vm_knobs_restore(&self->vm);
 	module_unload();
 	size_enable(64, self->saved64);
 	size_enable(32, self->saved32);

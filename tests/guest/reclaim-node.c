@@ -11,18 +11,16 @@
  *  - local-then-remote from node 3 (cpuset 1-3): the remote attempt's
  *    stalls count on node 2, the nearest remote node (distance 20), not
  *    on node 1, the lowest-numbered one (distance 30).
- * vm.min_free_kbytes is lowered for the test (khugepaged raises it to
- * tens of MiB per node): free pages below min could hold a whole THP.
+ * vm.min_free_kbytes is lowered for the test: free pages below min could
+ * hold a whole THP.
  * Needs the 4n topology (ring distances: 20 to a neighbour, 30 beyond).
  */
 #include "test_util.h"
 #include "kselftest.h"
 
-#define REGION		(8 * MiB)
+#define REGION		(64 * MiB)
 #define SCATTERED_KB	(32 * 1024)
 #define CPUSET		"reclaim-node"
-#define UNEVICTABLE	"/proc/sys/vm/compact_unevictable_allowed"
-#define MIN_FREE	"/proc/sys/vm/min_free_kbytes"
 
 static int fault_on_node(int node)
 {
@@ -40,6 +38,18 @@ static int fault_on_node(int node)
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
 		return -1;
 	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
+}
+
+/* Free blocks per order of each zone, as the scattered fill left them. */
+static void print_buddyinfo(void)
+{
+	char line[256];
+	FILE *f = fopen("/proc/buddyinfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		ksft_print_msg("%s", line);
+	if (f)
+		fclose(f);
 }
 
 /* Reclaim stalls per node while a node-@node task faults the region. */
@@ -69,7 +79,7 @@ static int stalls_of_fault(int node, const char *mems, const char *params,
 
 int main(void)
 {
-	char unevictable[8] = "", min_free[16] = "";
+	struct vm_knobs vm;
 	struct thp_knobs thp;
 	long stalls[MAX_NODES];
 	pid_t holders[4];
@@ -85,21 +95,17 @@ int main(void)
 		ksft_exit_fail_msg("cannot exempt the test from the OOM killer\n");
 	thp_knobs_save(&thp);
 	thp_knobs_quiet("madvise", "madvise");
-	if (read_file(UNEVICTABLE, unevictable, sizeof(unevictable)) < 0)
-		unevictable[0] = 0;
-	write_file(UNEVICTABLE, "0");
-	if (read_file(MIN_FREE, min_free, sizeof(min_free)) < 0)
-		min_free[0] = 0;
-	write_file(MIN_FREE, "4096");
+	vm_knobs_tight(&vm);
 
 	holders[0] = start_fragmented_fill(1, SCATTERED_KB);
 	holders[1] = start_fragmented_fill(2, SCATTERED_KB);
-	holders[2] = start_locked_fill_to_min(3);
+	holders[2] = start_locked_fill_on(3);
 	ksft_test_result(holders[0] > 0 && holders[1] > 0 && holders[2] > 0,
 			 "nodes 1 and 2 scattered, node 3 locked to min\n");
 	ksft_print_msg("free above min: node 1 %ld kB, node 2 %ld kB, node 3 %ld kB\n",
 		       node_headroom_kb(1), node_headroom_kb(2),
 		       node_headroom_kb(3));
+	print_buddyinfo();
 
 	err = stalls_of_fault(1, "0-3", "policy=strict-local", stalls);
 	ksft_test_result(!err && stalls[1] > 0,
@@ -124,10 +130,7 @@ int main(void)
 
 	for (int i = 0; i < 3; i++)
 		stop_hog(holders[i]);
-	if (unevictable[0])
-		write_file(UNEVICTABLE, unevictable);
-	if (min_free[0])
-		write_file(MIN_FREE, min_free);
+	vm_knobs_restore(&vm);
 	thp_knobs_restore(&thp);
 	ksft_finished();
 }

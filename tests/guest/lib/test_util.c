@@ -272,6 +272,27 @@ void thp_knobs_quiet(const char *enabled, const char *defrag)
 }
 
 /* /proc/self/pagemap gives PFNs and /proc/kpageflags their THP bit. */
+#define MIN_FREE	"/proc/sys/vm/min_free_kbytes"
+#define UNEVICTABLE	"/proc/sys/vm/compact_unevictable_allowed"
+
+void vm_knobs_tight(struct vm_knobs *k)
+{
+	if (read_file(MIN_FREE, k->min_free, sizeof(k->min_free)) < 0)
+		k->min_free[0] = 0;
+	if (read_file(UNEVICTABLE, k->unevictable, sizeof(k->unevictable)) < 0)
+		k->unevictable[0] = 0;
+	write_file(MIN_FREE, "4096");
+	write_file(UNEVICTABLE, "0");
+}
+
+void vm_knobs_restore(const struct vm_knobs *k)
+{
+	if (k->min_free[0])
+		write_file(MIN_FREE, k->min_free);
+	if (k->unevictable[0])
+		write_file(UNEVICTABLE, k->unevictable);
+}
+
 int region_thp_nodes(char *p, size_t size, long *per_node)
 {
 	size_t n = size / HPAGE_SIZE;
@@ -467,7 +488,7 @@ void user_zones_kb(int node, long *free_kb, long *low_kb)
  * local attempt after them must reclaim. Below low the filler, bound to
  * node 0, would race kswapd and the highatomic reserve into the OOM killer.
  */
-static void fill_locked_to_low(int node, long unused)
+static void fill_locked_to_low(int node, long margin_kb)
 {
 	long free_kb, low_kb;
 
@@ -476,9 +497,10 @@ static void fill_locked_to_low(int node, long unused)
 		char *p;
 
 		user_zones_kb(node, &free_kb, &low_kb);
-		if (free_kb <= low_kb)
+		if (free_kb <= low_kb + margin_kb)
 			break;
-		len = free_kb > low_kb + 8192 ? 2 * HPAGE_SIZE : 256 * 1024;
+		len = free_kb > low_kb + margin_kb + 8192 ? 2 * HPAGE_SIZE :
+							    256 * 1024;
 		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED)
@@ -494,58 +516,23 @@ pid_t start_locked_fill(void)
 	return start_holder(0, fill_locked_to_low, 0);
 }
 
-/* Free memory above the min watermark in @node's user zones, in kB. */
-static long user_zones_above_min_kb(int node)
-{
-	char line[256], zone[32];
-	long v, free = 0, min = 0;
-	int nid, in_zone = 0;
-	FILE *f = fopen("/proc/zoneinfo", "r");
-
-	if (!f)
-		die("open /proc/zoneinfo");
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "Node %d, zone %31s", &nid, zone) == 2)
-			in_zone = nid == node && strcmp(zone, "DMA");
-		else if (in_zone && sscanf(line, " pages free %ld", &v) == 1)
-			free += v;
-		else if (in_zone && sscanf(line, " min %ld", &v) == 1)
-			min += v;
-	}
-	fclose(f);
-	return (free - min) * (long)(BASE_PAGE_SIZE / 1024);
-}
-
 /*
- * Down to @margin_kb above min, in steps that halve the headroom: the
- * per-CPU lists hold pages that /proc/zoneinfo's free count leaves out,
- * and refilling them takes more than a step asks for. What is left goes
- * to the first allocations of the test. Should the filler's own
- * allocation still fail, the OOM killer takes the filler, not the guest.
+ * @node filled to 4 MiB above its low watermark, by a child that the OOM
+ * killer takes first should its own allocation fail: refilling a per-CPU
+ * list can take MiBs from the free count at once (7.x grows the batch),
+ * and from low down to min that could make the filler's next allocation
+ * fail.
  */
-static void fill_locked_to_margin(int node, long margin_kb)
+static void fill_locked_to_low_victim(int node, long unused)
 {
-	long headroom;
-
 	if (write_file("/proc/self/oom_score_adj", "1000"))
-		_exit(1);
-	while ((headroom = user_zones_above_min_kb(node)) > margin_kb) {
-		size_t len = headroom > 8192 ? HPAGE_SIZE :
-			     (size_t)(headroom / 2) * 1024 & ~(BASE_PAGE_SIZE - 1);
-		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-		if (p == MAP_FAILED)
-			_exit(1);
-		madvise(p, len, MADV_NOHUGEPAGE);
-		if (mlock(p, len))
-			_exit(1);
-	}
+		die("node %d filler: oom_score_adj", node);
+	fill_locked_to_low(node, 4096);
 }
 
-pid_t start_locked_fill_to_min(int node)
+pid_t start_locked_fill_on(int node)
 {
-	return start_holder(node, fill_locked_to_margin, 2048);
+	return start_holder(node, fill_locked_to_low_victim, 0);
 }
 
 /*
@@ -559,14 +546,14 @@ static void fill_fragmented(int node, long free_kb)
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
-		_exit(1);
+		die("node %d filler: mmap %zu kB", node, len / 1024);
 	madvise(p, len, MADV_NOHUGEPAGE);
 	if (mlock(p, len))
-		_exit(1);
-	fill_locked_to_margin(node, 512);
+		die("node %d filler: mlock %zu kB", node, len / 1024);
+	fill_locked_to_low_victim(node, 0);
 	for (size_t off = 0; off < len; off += 2 * BASE_PAGE_SIZE)
 		if (munmap(p + off, BASE_PAGE_SIZE))
-			_exit(1);
+			die("node %d filler: munmap", node);
 }
 
 pid_t start_fragmented_fill(int node, long free_kb)

@@ -87,19 +87,20 @@ void stop_hog(pid_t pid);
 void user_zones_kb(int node, long *free_kb, long *low_kb);
 pid_t start_locked_fill(void);
 /*
- * @node filled with mlocked memory down to 2 MiB above its min watermark,
- * by a child with oom_score_adj 1000 (the OOM killer's first choice): the
- * first allocations take what is left, the next ones fail, and reclaim
- * frees nothing. Its pid, or -1.
+ * The same on @node, to 4 MiB above low, by a child with oom_score_adj
+ * 1000 (the OOM killer's first choice, should the node run out): the
+ * first allocations take what is left (node_headroom_kb() says how
+ * much), the next ones fail, and reclaim frees nothing.
+ * Tests lower vm.min_free_kbytes first: khugepaged raises it to tens of
+ * MiB per node, and the per-CPU lists grow with it, so that much would
+ * stay available. Its pid, or -1.
  */
-pid_t start_locked_fill_to_min(int node);
+pid_t start_locked_fill_on(int node);
 /*
- * The same (to 512 kB above min), then @free_kb of it freed again as
- * scattered single pages: free memory above every watermark that no THP
- * fits in, which compaction cannot join (with
- * vm.compact_unevictable_allowed=0) and reclaim skips as ready for
- * compaction. Lower vm.min_free_kbytes first: pages below min are free
- * too, and may hold a whole THP.
+ * The same, then @free_kb of it freed again as scattered single pages:
+ * free memory above every watermark that no THP fits in, which
+ * compaction cannot join (with vm.compact_unevictable_allowed=0) and
+ * reclaim skips as ready for compaction.
  */
 pid_t start_fragmented_fill(int node, long free_kb);
 /* Whether a swap device is active (the storm needs zram swap). */
@@ -113,6 +114,18 @@ void thp_knobs_save(struct thp_knobs *k);
 void thp_knobs_restore(const struct thp_knobs *k);
 /* THP only where asked; khugepaged and proactive compaction kept quiet. */
 void thp_knobs_quiet(const char *enabled, const char *defrag);
+
+/*
+ * For the tests that fill nodes: vm.min_free_kbytes back to 4 MiB
+ * (khugepaged raises it to tens of MiB per node, and the per-CPU lists
+ * and kswapd's refills grow with it) and vm.compact_unevictable_allowed
+ * 0 (compaction may not move the fillers' mlocked pages).
+ */
+struct vm_knobs {
+	char min_free[16], unevictable[8];
+};
+void vm_knobs_tight(struct vm_knobs *k);
+void vm_knobs_restore(const struct vm_knobs *k);
 
 /* THP chunks of [p, p + size) per node (needs root); 0 or -1. */
 int region_thp_nodes(char *p, size_t size, long *per_node);
