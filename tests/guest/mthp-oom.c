@@ -3,12 +3,12 @@
  * No policy may OOM-kill where the kernel would not. Small mTHP orders
  * (16 and 32 kB, up to PAGE_ALLOC_COSTLY_ORDER) are ones the page
  * allocator retries until the OOM killer runs; an attempt restricted to
- * remote nodes must stop after one round instead. Node 1 is mlocked down
- * to near its min watermark by a victim with oom_score_adj 1000, node 0
+ * remote nodes must stop after one round instead. Node 1 is mlocked by a
+ * victim with oom_score_adj 1000 and has no block left for them, node 0
  * sits at its low watermark with memory it can swap out (to zram: the
  * MANIFEST line has zram), and a node-0 task faults 64 MiB more
- * MADV_HUGEPAGE memory than both nodes have free, with only the 16 and
- * 32 kB sizes on.
+ * MADV_HUGEPAGE memory than node 0 has free, with only the 16 and 32 kB
+ * sizes on.
  * Under every policy and zone_reclaim value, /proc/vmstat's oom_kill does
  * not move and the victim lives.
  *
@@ -18,7 +18,26 @@
 #include "test_util.h"
 #include "kselftest.h"
 
-/* 64 MiB more than both nodes can give without reclaim. */
+/*
+ * The nodes' free memory goes into their hugetlb pools (2 MiB pages, taken
+ * down to the min watermark, never reclaimed): no 16 or 32 kB block is
+ * left for long. Node 1 has nothing to reclaim either; node 0 has memory
+ * it can swap out, and the region is 64 MiB more than it had free. Local
+ * attempts that do not reclaim (zone_reclaim 0) fail and go remote; the
+ * kernel policy, strict-local and the small-page fallback reclaim node 0.
+ */
+#define NODE_HUGEPAGES	"/sys/devices/system/node/node%d/hugepages/hugepages-2048kB/nr_hugepages"
+
+/* @nr 2 MiB pages into @node's hugetlb pool; how many it got. */
+static long hugetlb_take(int node, long nr)
+{
+	char path[128], val[32];
+
+	snprintf(path, sizeof(path), NODE_HUGEPAGES, node);
+	snprintf(val, sizeof(val), "%ld", nr);
+	write_file(path, val);
+	return read_file(path, val, sizeof(val)) > 0 ? atol(val) : -1;
+}
 #define BEYOND		(64 * MiB)
 #define DEFAULT_RUNS	"kernel strict-local local-then-remote:0 " \
 			"local-then-remote:1 local-then-remote:2 " \
@@ -72,6 +91,35 @@ static void knobs_restore(void)
 		write_file(knobs[i].path, knobs[i].saved);
 }
 
+/* 4 MiB mlocked on @node by a child the OOM killer takes first. */
+static pid_t start_victim(int node)
+{
+	int pipefd[2];
+	pid_t pid;
+	char c = 0;
+
+	if (pipe(pipefd))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		char *p = mmap(NULL, 4 * MiB, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (write_file("/proc/self/oom_score_adj", "1000") ||
+		    set_mempolicy_nodes(MPOL_BIND, 1UL << node) ||
+		    p == MAP_FAILED || mlock(p, 4 * MiB) ||
+		    write(pipefd[1], &c, 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(pipefd[1]);
+	if (pid < 0 || read(pipefd[0], &c, 1) != 1)
+		pid = -1;
+	close(pipefd[0]);
+	return pid;
+}
+
 static bool alive(pid_t pid)
 {
 	return pid > 0 && waitpid(pid, NULL, WNOHANG) == 0 && !kill(pid, 0);
@@ -89,7 +137,17 @@ static int fault_on_node0(void)
 		char *p;
 
 		pin_to_node(0);
-		p = map_hpage_aligned(region, MADV_HUGEPAGE);
+		/*
+		 * Page tables first, one small page each: their allocations
+		 * would wake node 0's kswapd, which the local attempts (without
+		 * __GFP_KSWAPD_RECLAIM at zone_reclaim 0) do not, and it would
+		 * keep node 0 above min and the remote attempts rare.
+		 */
+		p = map_hpage_aligned(region, MADV_NOHUGEPAGE);
+		for (size_t off = HPAGE_SIZE - BASE_PAGE_SIZE; off < region;
+		     off += HPAGE_SIZE)
+			p[off] = 1;
+		madvise(p, region, MADV_HUGEPAGE);
 		touch_region(p, region);
 		_exit(0);
 	}
@@ -102,7 +160,8 @@ static void run(const char *spec, pid_t victim)
 {
 	char policy[32], params[64];
 	const char *colon = strchr(spec, ':');
-	long kills;
+	struct thpnuma_stats s0 = { 0 }, s1 = { 0 };
+	long kills, swapped;
 	int ret;
 
 	snprintf(policy, sizeof(policy), "%.*s",
@@ -114,12 +173,20 @@ static void run(const char *spec, pid_t victim)
 	if (ret)
 		return;
 	kills = vmstat_value("oom_kill");
+	swapped = vmstat_value("pswpout");
+	read_stats(&s0);
 	ret = fault_on_node0();
+	read_stats(&s1);
 	kills = vmstat_value("oom_kill") - kills;
-	ksft_print_msg("%s: faulting task %s, %ld OOM kills, 16 kB fallbacks %ld, 32 kB fallbacks %ld (totals)\n",
+	swapped = vmstat_value("pswpout") - swapped;
+	ksft_print_msg("%s: faulting task %s, %ld OOM kills; node-0 faults: %llu local, %llu remote, %llu fallback; %ld pages swapped out\n",
 		       spec, ret ? "failed" : "done", kills,
-		       mthp_stat(16, "anon_fault_fallback"),
-		       mthp_stat(32, "anon_fault_fallback"));
+		       (unsigned long long)stat_delta(&s0, &s1, 0, THPNUMA_THP_LOCAL),
+		       (unsigned long long)stat_delta(&s0, &s1, 0, THPNUMA_THP_REMOTE),
+		       (unsigned long long)stat_delta(&s0, &s1, 0, THPNUMA_THP_FALLBACK),
+		       swapped);
+	stats_free(&s0);
+	stats_free(&s1);
 	ksft_test_result(kills == 0, "%s: no OOM kill (oom_kill +%ld)\n",
 			 spec, kills);
 	ksft_test_result(alive(victim), "%s: the node-1 victim lives\n", spec);
@@ -132,6 +199,7 @@ int main(void)
 	const char *list = getenv("MTHP_OOM_RUNS");
 	char runs[512], *names[MAX_RUNS], *p, *save;
 	struct thp_knobs thp;
+	long pool0, pool1;
 	pid_t victim, filler;
 	int n = 0;
 
@@ -144,7 +212,7 @@ int main(void)
 		ksft_exit_skip("no 16 kB mTHP size on this kernel (6.8+)\n");
 	if (nr_nodes() < 2)
 		ksft_exit_skip("needs two nodes\n");
-	ksft_set_plan(1 + 4 * n);
+	ksft_set_plan(5 * n);
 	if (write_file("/proc/self/oom_score_adj", "-1000"))
 		ksft_exit_fail_msg("cannot exempt the test from the OOM killer\n");
 	if (module_loaded())
@@ -157,25 +225,29 @@ int main(void)
 	if (knobs_set())
 		ksft_exit_fail_msg("cannot set the mTHP sizes\n");
 
-	victim = start_locked_fill_on(1);
-	filler = start_storm_hog();
-	ksft_test_result(victim > 0 && filler > 0,
-			 "node 1 locked to min (victim %d), node 0 at low (%d)\n",
-			 victim, filler);
-	region = (node_headroom_kb(0) + node_headroom_kb(1)) * 1024 + BEYOND;
-	region &= ~(HPAGE_SIZE - 1);
-	ksft_print_msg("free above min: node 0 %ld kB, node 1 %ld kB; region %zu MiB\n",
-		       node_headroom_kb(0), node_headroom_kb(1), region / MiB);
 	for (int i = 0; i < n; i++) {
-		/* A run that killed the victim fails alone: the next gets one. */
-		if (!alive(victim)) {
-			stop_hog(victim);
-			victim = start_locked_fill_on(1);
-		}
+		/*
+		 * Both nodes filled afresh for each run: the last one's swap-outs
+		 * left node 0 free, and its OOM kill may have taken the victim.
+		 */
+		victim = start_victim(1);
+		filler = start_storm_hog();
+		pool1 = hugetlb_take(1, 100000);
+		pool0 = hugetlb_take(0, node_headroom_kb(0) / 2048);
+		ksft_test_result(victim > 0 && filler > 0 && pool1 > 0,
+				 "%s: node 1's free memory in %ld huge pages (victim %d), node 0 swappable, its free memory in %ld\n",
+				 names[i], pool1, victim, pool0);
+		region = node_headroom_kb(0) * 1024 + BEYOND;
+		region &= ~(HPAGE_SIZE - 1);
+		ksft_print_msg("%s: free above min: node 0 %ld kB, node 1 %ld kB; region %zu MiB\n",
+			       names[i], node_headroom_kb(0),
+			       node_headroom_kb(1), region / MiB);
 		run(names[i], victim);
+		hugetlb_take(0, 0);
+		hugetlb_take(1, 0);
+		stop_hog(filler);
+		stop_hog(victim);
 	}
-	stop_hog(filler);
-	stop_hog(victim);
 	knobs_restore();
 	vm_knobs_restore(&vm);
 	thp_knobs_restore(&thp);

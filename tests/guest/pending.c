@@ -90,7 +90,7 @@ FIXTURE_SETUP(pending)
 	size_enable(2048, "never");
 	ASSERT_EQ(0, module_fresh_load("policy=strict-local"));
 	vm_knobs_tight(&self->vm);
-	self->fill = start_locked_fill_on(0);
+	self->fill = start_locked_fill_on(0, 0);
 	ASSERT_LT(0, self->fill);
 }
 

@@ -10,7 +10,9 @@
  *    not on node 0, the cpuset's first node;
  *  - local-then-remote from node 3 (cpuset 1-3): the remote attempt's
  *    stalls count on node 2, the nearest remote node (distance 20), not
- *    on node 1, the lowest-numbered one (distance 30).
+ *    on node 1, the lowest-numbered one (distance 30); a call that scans
+ *    counts on the first node it scanned, which may be node 1 when node
+ *    2 was ready for compaction, so most, not all, are node 2's.
  * vm.min_free_kbytes is lowered for the test: free pages below min could
  * hold a whole THP.
  * Needs the 4n topology (ring distances: 20 to a neighbour, 30 beyond).
@@ -99,7 +101,7 @@ int main(void)
 
 	holders[0] = start_fragmented_fill(1, SCATTERED_KB);
 	holders[1] = start_fragmented_fill(2, SCATTERED_KB);
-	holders[2] = start_locked_fill_on(3);
+	holders[2] = start_locked_fill_on(3, 0);
 	ksft_test_result(holders[0] > 0 && holders[1] > 0 && holders[2] > 0,
 			 "nodes 1 and 2 scattered, node 3 locked to min\n");
 	ksft_print_msg("free above min: node 1 %ld kB, node 2 %ld kB, node 3 %ld kB\n",
@@ -121,8 +123,9 @@ int main(void)
 	ksft_test_result(!err && stalls[2] > 0,
 			 "local-then-remote: the remote attempts' stalls count on the nearest node, 2 (%ld)\n",
 			 stalls[2]);
-	ksft_test_result(!err && !stalls[1],
-			 "local-then-remote: none on node 1, the lowest-numbered remote one (%ld)\n",
+	/* A call that did scan starts with a node not ready: maybe node 1. */
+	ksft_test_result(!err && stalls[2] > stalls[1],
+			 "local-then-remote: fewer on node 1, the lowest-numbered remote one (%ld)\n",
 			 stalls[1]);
 	ksft_test_result(!err && !stalls[3],
 			 "local-then-remote: none on node 3, whose attempt may not reclaim (%ld)\n",

@@ -517,22 +517,24 @@ pid_t start_locked_fill(void)
 }
 
 /*
- * @node filled to 4 MiB above its low watermark, by a child that the OOM
- * killer takes first should its own allocation fail: refilling a per-CPU
- * list can take MiBs from the free count at once (7.x grows the batch),
- * and from low down to min that could make the filler's next allocation
- * fail.
+ * @node filled to @above_kb (at least 4 MiB) above its low watermark, by a
+ * child that the OOM killer takes first. Preferred, not bound: an
+ * allocation that finds the node short (refilling a per-CPU list can take
+ * MiBs from the free count at once on 7.x) goes to another node instead
+ * of reclaiming this one into the OOM killer.
  */
-static void fill_locked_to_low_victim(int node, long unused)
+static void fill_locked_to_low_victim(int node, long above_kb)
 {
 	if (write_file("/proc/self/oom_score_adj", "1000"))
 		die("node %d filler: oom_score_adj", node);
-	fill_locked_to_low(node, 4096);
+	if (set_mempolicy_nodes(MPOL_PREFERRED, 1UL << node))
+		die("node %d filler: set_mempolicy", node);
+	fill_locked_to_low(node, above_kb > 4096 ? above_kb : 4096);
 }
 
-pid_t start_locked_fill_on(int node)
+pid_t start_locked_fill_on(int node, long above_kb)
 {
-	return start_holder(node, fill_locked_to_low_victim, 0);
+	return start_holder(node, fill_locked_to_low_victim, above_kb);
 }
 
 /*
@@ -778,7 +780,12 @@ int fault_trace_start(void)
 	if (strncmp(size, "4096\n", 5))
 		err = write_file(TRACEFS "/buffer_size_kb", "4096");
 
-	err = err ?: write_file(TRACEFS "/trace", "");
+	/* Only an open with O_TRUNC empties the buffer. */
+	if (!err) {
+		int fd = open(TRACEFS "/trace", O_WRONLY | O_TRUNC);
+
+		err = fd < 0 ? -errno : close(fd);
+	}
 	err = err ?: write_file(TRACEFS "/tracing_on", "1");
 	return err ?: write_file(FAULT_EVENT_DIR "/enable", "1");
 }

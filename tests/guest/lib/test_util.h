@@ -87,15 +87,15 @@ void stop_hog(pid_t pid);
 void user_zones_kb(int node, long *free_kb, long *low_kb);
 pid_t start_locked_fill(void);
 /*
- * The same on @node, to 4 MiB above low, by a child with oom_score_adj
- * 1000 (the OOM killer's first choice, should the node run out): the
- * first allocations take what is left (node_headroom_kb() says how
- * much), the next ones fail, and reclaim frees nothing.
+ * The same on @node, to @above_kb (at least 4 MiB) above low, by a child
+ * with oom_score_adj 1000 (the OOM killer's first choice, should the node
+ * run out): the first allocations take what is left (node_headroom_kb()
+ * says how much), the next ones fail, and reclaim frees nothing.
  * Tests lower vm.min_free_kbytes first: khugepaged raises it to tens of
  * MiB per node, and the per-CPU lists grow with it, so that much would
  * stay available. Its pid, or -1.
  */
-pid_t start_locked_fill_on(int node);
+pid_t start_locked_fill_on(int node, long above_kb);
 /*
  * The same, then @free_kb of it freed again as scattered single pages:
  * free memory above every watermark that no THP fits in, which
