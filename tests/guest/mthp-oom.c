@@ -26,18 +26,7 @@
  * attempts that do not reclaim (zone_reclaim 0) fail and go remote; the
  * kernel policy, strict-local and the small-page fallback reclaim node 0.
  */
-#define NODE_HUGEPAGES	"/sys/devices/system/node/node%d/hugepages/hugepages-2048kB/nr_hugepages"
 
-/* @nr 2 MiB pages into @node's hugetlb pool; how many it got. */
-static long hugetlb_take(int node, long nr)
-{
-	char path[128], val[32];
-
-	snprintf(path, sizeof(path), NODE_HUGEPAGES, node);
-	snprintf(val, sizeof(val), "%ld", nr);
-	write_file(path, val);
-	return read_file(path, val, sizeof(val)) > 0 ? atol(val) : -1;
-}
 #define BEYOND		(64 * MiB)
 #define DEFAULT_RUNS	"kernel strict-local local-then-remote:0 " \
 			"local-then-remote:1 local-then-remote:2 " \

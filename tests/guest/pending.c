@@ -8,8 +8,8 @@
  *  - when the fault ends without a hooked small-page call (the module's
  *    test_small_unhooked plays such a kernel) and its thread exits: the
  *    entry goes with the thread, counted, and a later process gets none.
- * Node 0 is mlocked to its low watermark and the policy is strict-local,
- * so that (after the first few) THP attempts fail.
+ * Node 0's free memory is in its hugetlb pool and the policy is
+ * strict-local, so that THP attempts fail; small pages come from node 1.
  */
 #include "test_util.h"
 #include "kselftest_harness.h"
@@ -53,6 +53,49 @@ static int fault_blocks(int n)
 	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
 }
 
+/*
+ * @n processes each fault one 64 kB block, all alive at once (so none
+ * reuses another's task_struct), then exit together.
+ */
+static int fault_blocks_then_exit(int n)
+{
+	int ready[2], go[2], err = 0;
+	char c = 0;
+
+	if (pipe(ready) || pipe(go))
+		return -1;
+	for (int i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			char *p;
+
+			close(go[1]);
+			pin_to_node(0);
+			p = map_hpage_aligned(BLOCK, MADV_HUGEPAGE);
+			p[0] = 1;
+			if (write(ready[1], &c, 1) != 1)
+				_exit(1);
+			/* Until the parent closes the pipe: end of file. */
+			while (read(go[0], &c, 1) > 0)
+				;
+			_exit(0);
+		}
+		if (pid < 0)
+			err = -1;
+	}
+	close(ready[1]);
+	close(go[0]);
+	for (int i = 0; i < n && !err; i++)
+		if (read(ready[0], &c, 1) != 1)
+			err = -1;
+	close(go[1]);
+	close(ready[0]);
+	while (wait(NULL) > 0)
+		;
+	return err;
+}
+
 /* Every outcome of every anonymous order, summed. */
 static long anon_outcomes(const struct orders_table *a,
 			  const struct orders_table *b)
@@ -70,7 +113,6 @@ FIXTURE(pending) {
 	struct thp_knobs thp;
 	char saved64[32], saved32[32], saved2m[32];
 	struct vm_knobs vm;
-	pid_t fill;
 };
 
 FIXTURE_SETUP(pending)
@@ -90,15 +132,15 @@ FIXTURE_SETUP(pending)
 	size_enable(2048, "never");
 	ASSERT_EQ(0, module_fresh_load("policy=strict-local"));
 	vm_knobs_tight(&self->vm);
-	self->fill = start_locked_fill_on(0, 0);
-	ASSERT_LT(0, self->fill);
+	/* Node 0's free memory in its hugetlb pool: THP attempts fail. */
+	ASSERT_LT(0, hugetlb_take(0, 100000));
 }
 
 FIXTURE_TEARDOWN(pending)
 {
 	if (!self->saved64[0])
 		return;
-	stop_hog(self->fill);
+	hugetlb_take(0, 0);
 	vm_knobs_restore(&self->vm);
 	module_unload();
 	size_enable(64, self->saved64);
@@ -175,8 +217,7 @@ TEST_F(pending, exiting_thread_takes_its_fallback)
 	ASSERT_EQ(0, write_file(PARAMS "test_small_unhooked", "1"));
 	ASSERT_EQ(0, read_orders(&o0));
 	/* One fault per process: none is ended by a later fault of its own. */
-	for (int i = 0; i < NR_FAULTS; i++)
-		ASSERT_EQ(0, fault_blocks(1));
+	ASSERT_EQ(0, fault_blocks_then_exit(NR_FAULTS));
 	ASSERT_EQ(0, read_orders(&o1));
 	write_file(PARAMS "test_small_unhooked", "0");
 	/* Later processes, maybe at the same task_struct, inherit nothing. */

@@ -272,6 +272,18 @@ void thp_knobs_quiet(const char *enabled, const char *defrag)
 }
 
 /* /proc/self/pagemap gives PFNs and /proc/kpageflags their THP bit. */
+long hugetlb_take(int node, long nr)
+{
+	char path[128], val[32];
+
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/node/node%d/hugepages/hugepages-2048kB/nr_hugepages",
+		 node);
+	snprintf(val, sizeof(val), "%ld", nr);
+	write_file(path, val);
+	return read_file(path, val, sizeof(val)) > 0 ? atol(val) : -1;
+}
+
 #define MIN_FREE	"/proc/sys/vm/min_free_kbytes"
 #define UNEVICTABLE	"/proc/sys/vm/compact_unevictable_allowed"
 

@@ -121,6 +121,13 @@ void thp_knobs_quiet(const char *enabled, const char *defrag);
  * and kswapd's refills grow with it) and vm.compact_unevictable_allowed
  * 0 (compaction may not move the fillers' mlocked pages).
  */
+/*
+ * @nr 2 MiB pages into @node's hugetlb pool (0 gives them back); how many
+ * it holds. The pool takes free memory down to the min watermark and is
+ * never reclaimed: a node without a THP-sized block of any order.
+ */
+long hugetlb_take(int node, long nr);
+
 struct vm_knobs {
 	char min_free[16], unevictable[8];
 };
