@@ -97,8 +97,8 @@ check "a refused reset keeps the counters" \
 check "reset accepts 1" put $D/reset "1\n"
 check "reset zeroes every counter" \
 	test "$(stats_sum)" = 0
-check "version has version, kernel, hooked symbol and probe_missed" \
-	test "$(cut -d' ' -f1 $D/version | tr '\n' ' ')" = "version kernel hooked_symbol probe_missed "
+check "version has version, kernel, hooked symbol, probe_missed and unmatched_thp_calls" \
+	test "$(cut -d' ' -f1 $D/version | tr '\n' ' ')" = "version kernel hooked_symbol probe_missed unmatched_thp_calls "
 check "module unloads" thpnuma_unload
 
 # A function already owned by another IPMODIFY user (a livepatch, say).

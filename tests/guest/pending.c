@@ -15,7 +15,13 @@
 #include "kselftest_harness.h"
 
 #define BLOCK		(64 * 1024UL)
-#define NR_FAULTS	256
+/*
+ * Enough faults that the per-CPU lists' free pages, which a drain returns
+ * to the node as blocks, cannot serve them all: some fall back.
+ */
+#define NR_FAULTS	1024
+/* Processes alive at once in the exit test. */
+#define NR_EXITING	512
 #define PARAMS		"/sys/module/thpnuma/parameters/"
 
 enum {
@@ -217,17 +223,19 @@ TEST_F(pending, exiting_thread_takes_its_fallback)
 	ASSERT_EQ(0, write_file(PARAMS "test_small_unhooked", "1"));
 	ASSERT_EQ(0, read_orders(&o0));
 	/* One fault per process: none is ended by a later fault of its own. */
-	ASSERT_EQ(0, fault_blocks_then_exit(NR_FAULTS));
+	ASSERT_EQ(0, fault_blocks_then_exit(NR_EXITING));
 	ASSERT_EQ(0, read_orders(&o1));
 	write_file(PARAMS "test_small_unhooked", "0");
 	/* Later processes, maybe at the same task_struct, inherit nothing. */
-	for (int i = 0; i < NR_FAULTS; i++)
+	for (int i = 0; i < NR_EXITING; i++)
 		ASSERT_EQ(0, fault_blocks(1));
 	ASSERT_EQ(0, read_orders(&o2));
 	TH_LOG("orders after the exits: %ld, after the later faults: %ld",
 	       anon_outcomes(&o0, &o1), anon_outcomes(&o1, &o2));
-	EXPECT_EQ(NR_FAULTS, anon_outcomes(&o0, &o1));
-	EXPECT_EQ(NR_FAULTS, anon_outcomes(&o1, &o2));
+	/* Faults fell back: the exits had pending fallbacks to take. */
+	EXPECT_LT(0, od(&o0, &o1, 4, FALLBACK));
+	EXPECT_EQ(NR_EXITING, anon_outcomes(&o0, &o1));
+	EXPECT_EQ(NR_EXITING, anon_outcomes(&o1, &o2));
 }
 
 TEST_HARNESS_MAIN

@@ -4,7 +4,7 @@
  * all: for a THP, reclaim skips zones that are ready for compaction and
  * returns at once. Nodes 1 and 2 hold free memory that no THP fits in
  * (scattered single pages among mlocked ones, which compaction may not
- * move), node 3 is mlocked to its min watermark. In a child cpuset,
+ * move), node 3's free memory is in its hugetlb pool. In a child cpuset,
  * which makes the kernel pass the cpuset's nodes as the nodemask:
  *  - strict-local from node 1 (cpuset 0-3): the stalls count on node 1,
  *    not on node 0, the cpuset's first node;
@@ -84,7 +84,8 @@ int main(void)
 	struct vm_knobs vm;
 	struct thp_knobs thp;
 	long stalls[MAX_NODES];
-	pid_t holders[4];
+	pid_t holders[2];
+	long pool;
 	int err;
 
 	ksft_print_header();
@@ -101,9 +102,11 @@ int main(void)
 
 	holders[0] = start_fragmented_fill(1, SCATTERED_KB);
 	holders[1] = start_fragmented_fill(2, SCATTERED_KB);
-	holders[2] = start_locked_fill_on(3, 0);
-	ksft_test_result(holders[0] > 0 && holders[1] > 0 && holders[2] > 0,
-			 "nodes 1 and 2 scattered, node 3 locked to min\n");
+	/* Node 3's free memory in its hugetlb pool: its attempts fail. */
+	pool = hugetlb_take(3, 100000);
+	ksft_test_result(holders[0] > 0 && holders[1] > 0 && pool > 0,
+			 "nodes 1 and 2 scattered, node 3's free memory in %ld huge pages\n",
+			 pool);
 	ksft_print_msg("free above min: node 1 %ld kB, node 2 %ld kB, node 3 %ld kB\n",
 		       node_headroom_kb(1), node_headroom_kb(2),
 		       node_headroom_kb(3));
@@ -131,7 +134,8 @@ int main(void)
 			 "local-then-remote: none on node 3, whose attempt may not reclaim (%ld)\n",
 			 stalls[3]);
 
-	for (int i = 0; i < 3; i++)
+	hugetlb_take(3, 0);
+	for (int i = 0; i < 2; i++)
 		stop_hog(holders[i]);
 	vm_knobs_restore(&vm);
 	thp_knobs_restore(&thp);
