@@ -204,7 +204,8 @@ thpnuma_shmem_kernel_alloc(gfp_t gfp, int order, unsigned long arg2,
  * through the hooked allocator with the fault's THP gfp and steps down
  * through the orders like an mTHP fault: alloc_swap_folio() (inlined
  * into do_swap_page()); since 7.2 __swap_cache_alloc() (inlined into
- * swap_cache_alloc_folio()), whose small-page swap-ins also come here.
+ * swap_cache_alloc_folio()), whose small-page swap-ins from such devices
+ * also come here (readahead swap-ins allocate with folio_alloc_mpol()).
  * shmem's large swap-in allocates with folio_alloc_mpol(), which is not
  * hooked: the kernel places it, uncounted.
  */

@@ -49,7 +49,7 @@ enum thpnuma_policy_counter {
 /*
  * The THP kinds thpnuma covers, one per fault path: anonymous memory (PMD
  * size and, since 6.8, the smaller mTHP orders), shmem/tmpfs, and the
- * swap-in of anonymous memory as a large folio (6.10+).
+ * swap-in of anonymous memory as a large folio (6.12+).
  */
 #define THPNUMA_KINDS(C)	\
 	C(ANON,   anon)		\

@@ -43,10 +43,7 @@ static ssize_t tasks_write(struct file *file, struct kobject *kobj,
 	struct thpnuma_task_write w;
 	int err;
 
-	if (off) {
-		pr_info_ratelimited("tasks: write at offset %lld refused\n", off);
-		return -EINVAL;
-	}
+	/* Any offset: kernfs advances it after each write on the fd. */
 	if (!control_write_ok(count, "tasks"))
 		return -EINVAL;
 	if (thpnuma_parse_task_write(buf, count, &w)) {
@@ -60,7 +57,9 @@ static ssize_t tasks_write(struct file *file, struct kobject *kobj,
 /*
  * The overrides, one "PID COMMAND POLICY ZONE_RECLAIM" line each, as the
  * debugfs tasks file lists them. A read at any offset formats the whole
- * list, in a buffer that grows until it fits.
+ * list, in a buffer that grows until it fits; kernfs hands a bin file to
+ * read() a page at a time, so a list longer than a page that changes
+ * between two reads can tear (debugfs' tasks file reads one snapshot).
  */
 static ssize_t tasks_read(struct file *file, struct kobject *kobj,
 			  THPNUMA_BIN_ATTR_CONST struct bin_attribute *attr,

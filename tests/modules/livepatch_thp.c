@@ -18,8 +18,14 @@ static void alloc_and_free(struct vm_area_struct *vma, unsigned long addr)
 {
 	struct thpnuma_thp *thp;
 
+	/* After the address: 5.10's node and hugepage, later hugepage. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 11, 0)
 	thp = thpnuma_kernel_alloc(GFP_TRANSHUGE_LIGHT, HPAGE_PMD_ORDER, vma,
 				   addr & HPAGE_PMD_MASK, numa_node_id(), 1);
+#else
+	thp = thpnuma_kernel_alloc(GFP_TRANSHUGE_LIGHT, HPAGE_PMD_ORDER, vma,
+				   addr & HPAGE_PMD_MASK, 1, 0);
+#endif
 	if (!thp)
 		return;
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
