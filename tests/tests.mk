@@ -122,8 +122,10 @@ demo-initramfs: .cache/kernels/$(DEMO_KERNEL)/boot/vmlinuz-$(DEMO_KERNEL) \
 # on the demo kernel, with the host's perf and bpftrace in an initramfs of
 # their own.
 TRACE_DEMO := $(BUILD)/trace-demo
+# thp-swapstorm from its own rule (workloads.mk): build/guest-bin only
+# gets a copy when the guest programs are built.
 TRACE_DEMO_BIN := $(GUEST)/trace-demo.sh $(GUEST)/lib/lib.sh \
-	$(GUEST_BIN)/thp-touch $(GUEST_BIN)/thp-swapstorm $(THPNUMACTL)
+	$(GUEST_BIN)/thp-touch $(BUILD)/workloads/thp-swapstorm $(THPNUMACTL)
 
 trace-demo:
 	$(TOP)/tests/install-deps.sh trace $(DEMO_KERNEL)
