@@ -155,6 +155,13 @@ fi
 check "run: the override ended with the command" test ! -s $THPNUMA_DIR/tasks
 sleep 600 &
 pid=$!
+# The forked shell becomes sleep at exec: wait for its name (a busy host
+# may run the listing first).
+i=0
+while [ "$(cat /proc/$pid/comm 2>/dev/null)" != sleep ] && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
 expect "task PID POLICY" 0 "$pid strict-local" task $pid strict-local
 expect "tasks lists it" 0 "sleep" tasks
 run tasks --json
