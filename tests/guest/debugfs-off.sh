@@ -25,6 +25,12 @@ check "policy through the module parameter" \
 	sh -c "echo strict-local > $P/policy && grep -qx strict-local $P/policy"
 sleep 300 &
 pid=$!
+# Until the forked shell has become sleep (exec), the name differs.
+i=0
+while [ "$(cat /proc/$pid/comm 2>/dev/null)" != sleep ] && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
 check "override set through $S/tasks" sh -c "echo '$pid local-then-remote 1' > $S/tasks"
 check "override listed by $S/tasks" \
 	sh -c "grep -qx '$pid sleep local-then-remote 1' $S/tasks"
