@@ -4,15 +4,15 @@ TOP := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 include $(TOP)/version.mk
 include $(TOP)/kernels.mk
 # Derived from that list: the kernels this machine's gcc-12 builds (bookworm's
-# own series) and those a chroot builds (tests/vm/kernel-suite.sh, from the ABI), and
+# own series) and those a chroot builds (tools/build/kernel-suite.sh, from the ABI), and
 # those that run only the core tests of make check.
 # A copy without tests/ (tests/host/install.sh) builds for KVER only.
-KERNEL_SUITE := $(wildcard $(TOP)/tests/vm/kernel-suite.sh)
+KERNEL_SUITE := $(wildcard $(TOP)/tools/build/kernel-suite.sh)
 HOST_KERNELS := $(if $(KERNEL_SUITE),$(shell $(KERNEL_SUITE) --list host))
 CHROOT_KERNELS := $(filter-out $(HOST_KERNELS),$(SUPPORTED_KERNELS))
 CORE_KERNELS := $(filter-out $(FULL_KERNELS),$(SUPPORTED_KERNELS))
 # The kernels whose mm selftests are built for the conformance test
-# (tests/conformance/build.sh): those that run it.
+# (tools/build/conformance-selftests.sh): those that run it.
 CONFORMANCE_KERNELS := $(STRESS_KERNELS)
 
 KVER ?= $(shell uname -r)
@@ -27,8 +27,9 @@ BUILD := build
 # What the VM guests get in /tests, from tests.mk and workloads.mk.
 GUEST_BIN := $(BUILD)/guest-bin
 
-.PHONY: all module modules userspace install uninstall clean check check-host check-dkms \
-	check-vm check-stress demo kernels deb check-deb set-version
+.PHONY: all help module modules userspace install uninstall clean check check-host \
+	check-dkms check-vm check-stress demo trace-demo bench bench-overhead deb check-deb \
+	set-version
 
 all: module
 
@@ -46,12 +47,35 @@ module modules:
 $(patsubst %,$(BUILD)/%/thpnuma.ko,$(SUPPORTED_KERNELS)): $(BUILD)/%/thpnuma.ko: $(wildcard $(TOP)/module/*.[ch]) $(TOP)/Kbuild $(TOP)/module/Kbuild $(TOP)/kernels.mk
 	rm -rf $(BUILD)/$*/src && mkdir -p $(BUILD)/$*/src
 	cp -r $(TOP)/Kbuild $(TOP)/version.mk $(TOP)/kernels.mk $(TOP)/module $(BUILD)/$*/src/
-	$(if $(filter $*,$(CHROOT_KERNELS)),$(TOP)/tests/vm/chroot-kbuild.sh,$(MAKE)) -C /usr/src/linux-headers-$* M=$(abspath $(BUILD)/$*/src) modules
+	$(if $(filter $*,$(CHROOT_KERNELS)),$(TOP)/tools/build/chroot-kbuild.sh,$(MAKE)) -C /usr/src/linux-headers-$* M=$(abspath $(BUILD)/$*/src) modules
 	cp $(BUILD)/$*/src/module/thpnuma.ko $@
 
 include $(TOP)/userspace/userspace.mk
 include $(TOP)/tests/tests.mk
 include $(TOP)/userspace/workloads/workloads.mk
+include $(TOP)/tools/vm/vm.mk
+
+# The user targets, one line each (tests/host/targets.sh checks that each
+# one exists).
+HELP := \
+	"all|the module for KVER (default: the running kernel; KDIR= its headers)" \
+	"userspace|thpnumactl and its library, in build/userspace" \
+	"install|the module (extra/), thpnumactl, its man pages and completion" \
+	"uninstall|what install put there, without building anything" \
+	"demo|one VM boot that shows each policy on a full node (installs its packages)" \
+	"trace-demo|the tracing examples (tracefs, perf, bpftrace) in a VM" \
+	"bench|the policy matrix and its chart on BENCH_KERNELS, one VM boot each" \
+	"bench-overhead|the hook's cost, loaded against absent, one kernel at a time" \
+	"check-host|host unit and CLI tests: seconds, no root, no VM" \
+	"check|host, DKMS, packages and the VM suite on every supported kernel" \
+	"check-stress|the long safety tests on STRESS_KERNELS" \
+	"deb|the Debian packages from a clean export, into build/deb" \
+	"check-deb|the packages' contents, lintian, and DKMS in a chroot (root)" \
+	"set-version|VERSION=X.Y: rewrite the copies of the version" \
+	"clean|remove build/ and kbuild's objects"
+
+help:
+	@for t in $(HELP); do echo "$$t"; done | awk -F'|' '{ printf "  %-15s %s\n", $$1, $$2 }'
 
 # kbuild installs into /lib/modules/$(KVER)/extra and signs and compresses
 # the module as the kernel's configuration asks. Headers packages carry no
@@ -81,7 +105,7 @@ clean:
 
 # Debian packages (debian/) from a clean export, into build/deb/.
 deb:
-	$(TOP)/tests/deb/build.sh
+	$(TOP)/tools/deb/build.sh
 
 # Their test: contents, lintian, and, as root, DKMS in a bookworm chroot.
 check-deb:

@@ -1,5 +1,5 @@
 # Pinned Debian kernel ABIs the project supports, oldest first. Adding a
-# kernel of a supported series is this one line: tests/vm/kernel-suite.sh
+# kernel of a supported series is this one line: tools/build/kernel-suite.sh
 # derives from the ABI which Debian suite ships it and which compiler
 # builds it (bookworm's gcc-12 on this machine for 6.1; the bookworm
 # chroot for +deb12, whose headers pull in the kernel image; the bullseye

@@ -2,7 +2,7 @@
 # Guest script: the swap-storm fault under strict-local with MGLRU on and
 # off, to show what MGLRU's direct reclaim does to a costly local THP
 # allocation. Prints each run's thp-swapstorm JSON line as a diagnostic.
-# Run: python3 tests/vm/harness.py --kernels KVER --manifest bench/MANIFEST.mglru
+# Run: python3 tools/vm/harness.py --kernels KVER --manifest bench/MANIFEST.mglru
 . /tests/lib.sh
 lru=/sys/kernel/mm/lru_gen/enabled
 tap_plan 2

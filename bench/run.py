@@ -17,9 +17,9 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-# No __pycache__ left in tests/vm/ by importing the harness.
+# No __pycache__ left in tools/vm/ by importing the harness.
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "vm"))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools", "vm"))
 import harness  # noqa: E402
 import report  # noqa: E402
 

@@ -53,8 +53,8 @@ mapfile -t cmds < <(awk '/^```sh/ { f = 1; next } f && /^```/ { exit }
 	f { sub(/[ \t]*#.*/, ""); if ($0 != "") print; if ($0 ~ /^make demo/) exit }' \
 	"$root/root/thpnuma/README.md")
 if [ "${1:-}" = --deps ]; then
-	cmds=("${cmds[0]}" "tests/install-deps.sh demo" "tests/install-deps.sh"
-		'for k in $(sed -n "s/^SUPPORTED_KERNELS := //p" kernels.mk); do tests/vm/fetch-kernel.sh $k; done')
+	cmds=("${cmds[0]}" "tools/build/install-deps.sh demo" "tools/build/install-deps.sh"
+		'for k in $(sed -n "s/^SUPPORTED_KERNELS := //p" kernels.mk); do tools/vm/fetch-kernel.sh $k; done')
 fi
 kib() { du -sk "$run/upper" | cut -f1; }
 images() { chroot "$root" dpkg-query -W -f '${Package} ${Status}\n' 'linux-image*' 2>/dev/null |

@@ -1,8 +1,8 @@
 #!/bin/bash
 # The Debian packages: the version copies agree, both packages build from
-# a clean export (tests/deb/build.sh), hold the right files, and lintian
+# a clean export (tools/deb/build.sh), hold the right files, and lintian
 # finds no error. Then, as root, they are installed into a throwaway
-# overlay of the cached bookworm chroot (tests/deb/mkchroot.sh), never
+# overlay of the cached bookworm chroot (tools/deb/mkchroot.sh), never
 # into this machine: DKMS must build the module for every supported
 # kernel, one of them installed only after the packages (AUTOINSTALL),
 # and `apt-get purge` must leave nothing behind. Nothing is loaded.
@@ -11,7 +11,7 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/summary.sh"
 version=$(sed -n 's/^THPNUMA_VERSION := //p' "$top/version.mk")
-kernels=$("$top/tests/vm/kernel-suite.sh" --list bookworm | tr '\n' ' ')
+kernels=$("$top/tools/build/kernel-suite.sh" --list bookworm | tr '\n' ' ')
 last=$(echo $kernels | awk '{ print $NF }')
 out=$top/build/deb
 dkms_deb=$out/thpnuma-dkms_${version}_all.deb
@@ -40,7 +40,7 @@ read -r p f _ <<<"$(summary_counts < "$out.version.log")"
 passed=$((passed + ${p:-0})) failed=$((failed + ${f:-1}))
 rm -f "$out.version.log"
 
-if ! "$top/tests/deb/build.sh" > "$top/build/deb-build.log" 2>&1; then
+if ! "$top/tools/deb/build.sh" > "$top/build/deb-build.log" 2>&1; then
 	tail -n 30 "$top/build/deb-build.log"
 	check "dpkg-buildpackage -us -uc -b (log: build/deb-build.log)" false
 	finish
@@ -99,7 +99,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 # The cached chroot stays clean: everything happens in an overlay.
-root=$("$top/tests/deb/mkchroot.sh") || { check "bookworm chroot" false; finish; }
+root=$("$top/tools/deb/mkchroot.sh") || { check "bookworm chroot" false; finish; }
 work=$(mktemp -d "$top/build/deb-chroot.XXXXXX")
 mnt=$work/root
 mkdir -p "$work/upper" "$work/work" "$mnt"

@@ -1,10 +1,10 @@
 #!/bin/sh
 # DKMS build test: `dkms add` and `dkms build` with Debian's dkms against
 # each supported kernel's headers, in a private DKMS tree. Kernels this
-# machine builds (tests/vm/kernel-suite.sh --builder: host) use its dkms; the
+# machine builds (tools/build/kernel-suite.sh --builder: host) use its dkms; the
 # others run this script again with --here in their suite's chroot
-# (tests/vm/chroot-dkms.sh), with that suite's dkms and compiler.
-# DKMS=NAME runs another dkms program (tests/vm/chroot-dkms.sh: the host's
+# (tools/build/chroot-dkms.sh), with that suite's dkms and compiler.
+# DKMS=NAME runs another dkms program (tools/build/chroot-dkms.sh: the host's
 # dkms 3 in the bullseye chroot, whose own is 2.8).
 # usage: check-dkms.sh [--here] KVER...
 set -u
@@ -31,7 +31,7 @@ result() {
 local_kernels="" chroot_suites=""
 for kver in "$@"; do
 	suite=host
-	$here || suite=$("$top/tests/vm/kernel-suite.sh" --builder "$kver") ||
+	$here || suite=$("$top/tools/build/kernel-suite.sh" --builder "$kver") ||
 		suite=unknown
 	if [ "$suite" = host ]; then
 		local_kernels="$local_kernels $kver"
@@ -72,7 +72,7 @@ for suite in $chroot_suites; do
 	kernels=""
 	eval "kernels=\$kernels_$suite"
 	# shellcheck disable=SC2086 # one word per kernel
-	"$top/tests/vm/chroot-dkms.sh" "$suite" $kernels > "$work/$suite.log" 2>&1
+	"$top/tools/build/chroot-dkms.sh" "$suite" $kernels > "$work/$suite.log" 2>&1
 	rc=$?
 	grep -v '^dkms: [0-9]* passed' "$work/$suite.log"
 	p=$(grep -c '^PASS dkms' "$work/$suite.log")

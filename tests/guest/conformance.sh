@@ -1,6 +1,6 @@
 #!/bin/sh
 # Conformance: the kernel's own THP/NUMA mm selftests (built by
-# tests/conformance/build.sh into /selftests) give the same pass, skip and
+# tools/build/conformance-selftests.sh into /selftests) give the same pass, skip and
 # fail set with the module loaded in each policy as with it absent.
 # Run it on nodes larger than any test's footprint (2n-large): a test that
 # needs more THPs than one node holds fails under strict-local by design.

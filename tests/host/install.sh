@@ -27,6 +27,8 @@ cp -r "$top/Makefile" "$top/Kbuild" "$top/version.mk" "$top/kernels.mk" \
 	"$top/module" "$top/userspace" "$work/src/"
 mkdir -p "$work/src/tests"
 cp -r "$top/tests/tests.mk" "$top/tests/include" "$work/src/tests/"
+mkdir -p "$work/src/tools/vm"
+cp "$top/tools/vm/vm.mk" "$work/src/tools/vm/"
 rm -rf "$work/src/module/"*.o "$work/src/module/"*.ko "$work/src/module/.*.cmd"
 root=$work/root
 # Something install did not put there, which uninstall must leave.

@@ -3,7 +3,8 @@
 # make -n -k with an empty build directory (BUILD=) must not say "No rule
 # to make target". A recursive make still runs under -n, and the module's
 # kbuild stops on its missing copy: -k goes on past that, and only the
-# top-level make's message counts. Prints TAP lines.
+# top-level make's message counts. And every target make help lists has
+# a rule. Prints TAP lines.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -19,6 +20,26 @@ for target in trace-demo-initramfs demo-initramfs guest-bin userspace; do
 		grep "^make: \*\*\* No rule to make target" "$work/out" | sed 's/^/# /' 
 	fi
 done
+# Every target make help lists has a rule.
+make -s -C "$top" help > "$work/help" 2>&1
+make -pRrq -C "$top" BUILD="$work/build" : > "$work/db" 2>/dev/null
+for target in $(awk '{ print $1 }' "$work/help"); do
+	n=$((n + 1))
+	if grep -q "^$target:" "$work/db"; then
+		echo "ok $n - make help's $target has a rule"
+	else
+		fails=$((fails + 1))
+		echo "not ok $n - make help's $target has a rule"
+	fi
+done
+n=$((n + 1))
+if [ "$(wc -l < "$work/help")" -ge 10 ]; then
+	echo "ok $n - make help lists the user targets"
+else
+	fails=$((fails + 1))
+	echo "not ok $n - make help lists the user targets"
+	sed 's/^/# /' "$work/help"
+fi
 echo "1..$n"
 echo "$((n - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]

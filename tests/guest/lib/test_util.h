@@ -153,7 +153,7 @@ long env_long(const char *name, long def);
 
 /*
  * The first kernel log line matching the harness's splat pattern (the
- * THPNUMA_SPLATS environment variable, from tests/vm/harness.py), or NULL.
+ * THPNUMA_SPLATS environment variable, from tools/vm/harness.py), or NULL.
  * *@known is false when no pattern was given.
  */
 const char *dmesg_splat(char *line, size_t size, bool *known);

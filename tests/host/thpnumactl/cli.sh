@@ -382,7 +382,7 @@ else
 	not_ok "stat --prometheus has the per-policy totals"
 fi
 # A real parser: promtool, from Debian's prometheus package (unpacked
-# into .cache by tests/install-deps.sh, or installed).
+# into .cache by tools/build/install-deps.sh, or installed).
 promtool=$here/../../../.cache/promtool/usr/bin/promtool
 [ -x "$promtool" ] || promtool=$(command -v promtool || true)
 if [ -n "$promtool" ]; then
@@ -393,7 +393,7 @@ if [ -n "$promtool" ]; then
 		sed 's/^/# /' "$work/promtool"
 	fi
 else
-	ok "promtool check metrics # SKIP no promtool (tests/install-deps.sh unpacks it)"
+	ok "promtool check metrics # SKIP no promtool (tools/build/install-deps.sh unpacks it)"
 fi
 # A full disk or a closed pipe: the exit status says so.
 for args in "stat --prometheus" "stat --json" "stat" "hist" "hist --json" \

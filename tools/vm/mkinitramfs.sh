@@ -17,7 +17,7 @@ cp /bin/busybox "$root/bin/busybox"
 for applet in $(/bin/busybox --list); do
 	[ "$applet" = busybox ] || ln -s busybox "$root/bin/$applet"
 done
-cp "$top/tests/vm/init" "$root/init"
+cp "$top/tools/vm/init" "$root/init"
 chmod +x "$root/init"
 echo "root:x:0:0:root:/:/bin/sh" > "$root/etc/passwd"
 echo "nobody:x:65534:65534:nobody:/:/bin/sh" >> "$root/etc/passwd"
@@ -25,7 +25,7 @@ echo "root:x:0:" > "$root/etc/group"
 echo "nogroup:x:65534:" >> "$root/etc/group"
 cp "$kodir"/*.ko "$root/lib/"
 cp -r "$bindir"/. "$root/tests/"
-# The kernel's own mm selftests, when built (tests/conformance/build.sh).
+# The kernel's own mm selftests, when built (tools/build/conformance-selftests.sh).
 selftests=$(dirname "$out")/conformance/selftests
 [ -d "$selftests" ] && cp -r "$selftests" "$root/selftests"
 # Dynamically linked programs (libkmod has no static library) bring their

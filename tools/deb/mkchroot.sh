@@ -1,5 +1,5 @@
 #!/bin/sh
-# The bookworm chroot (tests/vm/mkchroot.sh, which also builds the +deb12
+# The bookworm chroot (tools/build/mkchroot.sh, which also builds the +deb12
 # kernels' modules) with dkms, openssl and the headers of every supported
 # bookworm kernel, for installing the packages somewhere that is not this
 # machine's root (tests/deb/check-deb.sh mounts it read-only under an
@@ -8,9 +8,9 @@
 # usage: mkchroot.sh      prints the chroot's path
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
-kernels=$("$top/tests/vm/kernel-suite.sh" --list bookworm | tr '\n' ' ')
+kernels=$("$top/tools/build/kernel-suite.sh" --list bookworm | tr '\n' ' ')
 # shellcheck disable=SC2086 # one word per kernel
-root=$("$top/tests/vm/mkchroot.sh" bookworm $kernels)
+root=$("$top/tools/build/mkchroot.sh" bookworm $kernels)
 exec 8> "$root.lock"
 flock 8
 capt() {

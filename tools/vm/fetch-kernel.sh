@@ -1,8 +1,8 @@
 #!/bin/sh
 # Fetch and unpack a pinned Debian kernel image into .cache/kernels/KVER.
 # A second run downloads nothing. Kernels of another suite than the host's
-# (tests/vm/kernel-suite.sh: trixie and its backports, sid) come through
-# that suite's private apt view (tests/vm/aptconf.sh). From 7.x, Debian
+# (tools/build/kernel-suite.sh: trixie and its backports, sid) come through
+# that suite's private apt view (tools/build/aptconf.sh). From 7.x, Debian
 # splits the image into linux-binary (vmlinuz), linux-modules and
 # linux-base under /usr/lib.
 set -eu
@@ -13,11 +13,11 @@ dest=$cache/kernels/$kver
 [ -f "$dest/boot/vmlinuz-$kver" ] && exit 0
 mkdir -p "$cache/debs"
 cd "$cache/debs"
-suite=$("$top/tests/vm/kernel-suite.sh" "$kver")
+suite=$("$top/tools/build/kernel-suite.sh" "$kver")
 if [ "$suite" = bookworm ]; then
 	opts="-o APT::Sandbox::User=root"
 else
-	opts="-c $("$top/tests/vm/aptconf.sh" "$suite")"
+	opts="-c $("$top/tools/build/aptconf.sh" "$suite")"
 fi
 if ls linux-binary-"$kver"_*.deb >/dev/null 2>&1 ||
    apt-cache $opts show "linux-binary-$kver" >/dev/null 2>&1; then

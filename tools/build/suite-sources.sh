@@ -1,7 +1,7 @@
 #!/bin/sh
 # The apt sources of one Debian suite, on the mirrors the machine's own
-# sources name, for tests/vm/aptconf.sh (this machine's private apt view)
-# and tests/vm/mkchroot.sh (the chroot's). bullseye-backports is archived
+# sources name, for tools/build/aptconf.sh (this machine's private apt view)
+# and tools/build/mkchroot.sh (the chroot's). bullseye-backports is archived
 # (no longer on the mirrors), so bullseye has no backports line.
 # usage: suite-sources.sh SUITE [OPTIONS]    OPTIONS: e.g. "[signed-by=...]"
 set -eu

@@ -6,7 +6,7 @@
 # (6.1.0-57-amd64); "+debN" names the Debian release that built it.
 # The builder is "host" (this machine's apt, gcc-12, make and dkms) for
 # bookworm's own series only; every other kernel builds in a chroot of its
-# suite (tests/vm/mkchroot.sh; bullseye: gcc-10, trixie: gcc-14, sid:
+# suite (tools/build/mkchroot.sh; bullseye: gcc-10, trixie: gcc-14, sid:
 # gcc-16). That includes bookworm's +deb12 backports: their headers package
 # depends on the kernel image, and installing it here would change what
 # this machine boots.

@@ -222,7 +222,7 @@ class Result:
 def parse(kver, topo, tests, results_text, console_text):
     """Judge one boot from its two serial logs.
 
-    The guest's markers name test N of @tests by N (tests/vm/init).
+    The guest's markers name test N of @tests by N (tools/vm/init).
     """
     names = {str(i): name for i, (name, _) in enumerate(tests, 1)}
     out = []
@@ -327,7 +327,7 @@ def run_boot(kver, topo, tests, zram, keep_dir, node_mb=None, timeout=None, stre
     results_text = open(results_log, errors="replace").read()
     console_text = open(console_log, errors="replace").read()
     results, dmesg = parse(kver, topo, tests, results_text, console_text)
-    # Guest seconds per test, from the END markers (tests/vm/init).
+    # Guest seconds per test, from the END markers (tools/vm/init).
     for line in results_text.splitlines():
         m = re.match(r"@@THPNUMA-END (\d+) rc=\d+ secs=(\d+)", line.strip())
         if m and 0 < int(m.group(1)) <= len(tests):

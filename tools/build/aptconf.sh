@@ -1,10 +1,10 @@
 #!/bin/sh
 # A private apt view of one Debian suite, for the kernels the host's own
-# suites do not carry: bullseye, trixie or sid (tests/vm/suite-sources.sh
+# suites do not carry: bullseye, trixie or sid (tools/build/suite-sources.sh
 # lists each one's sources). apt reads only what is under .cache/apt/SUITE
 # (the machine's /etc/apt is never read for sources nor edited); the
 # mirror is the one the system's sources already name.
-# tests/vm/kernel-suite.sh says which suite ships a kernel.
+# tools/build/kernel-suite.sh says which suite ships a kernel.
 # usage: aptconf.sh SUITE      prints the apt.conf path; updates the lists once
 set -eu
 suite=${1:?usage: aptconf.sh bullseye|trixie|sid}
@@ -18,7 +18,7 @@ flock 7
 if [ ! -f "$dir/updated" ]; then
 	mkdir -p "$dir/lists/partial" "$dir/archives/partial"
 	key="[signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]"
-	"$top/tests/vm/suite-sources.sh" "$suite" "$key" > "$dir/sources.list"
+	"$top/tools/build/suite-sources.sh" "$suite" "$key" > "$dir/sources.list"
 	cat > "$conf" <<CONF
 Dir::Etc::sourcelist "$dir/sources.list";
 Dir::Etc::sourceparts "-";

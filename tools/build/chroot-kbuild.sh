@@ -1,6 +1,6 @@
 #!/bin/sh
 # make for an external module, run inside the chroot of the kernel's suite
-# (tests/vm/mkchroot.sh; tests/vm/kernel-suite.sh names the suite) for
+# (tools/build/mkchroot.sh; tools/build/kernel-suite.sh names the suite) for
 # kernels whose headers pin a compiler this machine lacks. Takes the
 # arguments the host's make would: the headers directory names the kernel.
 # M=DIR is copied in, built, and copied back. /proc is mounted only for
@@ -14,8 +14,8 @@ shift 3
 kver=${hdr#/usr/src/linux-headers-}
 dir=$(cd "$dir" && pwd)
 top=$(cd "$(dirname "$0")/../.." && pwd)
-suite=$("$top/tests/vm/kernel-suite.sh" --builder "$kver")
-root=$("$top/tests/vm/mkchroot.sh" "$suite" "$kver")
+suite=$("$top/tools/build/kernel-suite.sh" --builder "$kver")
+root=$("$top/tools/build/mkchroot.sh" "$suite" "$kver")
 exec 9> "$root/.build.lock"
 flock 9
 work=/build/$(basename "$(dirname "$dir")")-$(basename "$dir")

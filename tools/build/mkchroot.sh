@@ -1,7 +1,7 @@
 #!/bin/sh
 # A chroot of a Debian suite (bullseye: gcc-10; bookworm: gcc-12; trixie:
 # gcc-14; sid: gcc-16) with dkms and the headers of the given kernels, for
-# the kernels this machine does not build (tests/vm/kernel-suite.sh
+# the kernels this machine does not build (tools/build/kernel-suite.sh
 # --builder): their headers pin a compiler it lacks, or, for bookworm's
 # +deb12 backports, depend on the kernel image. Such an image lands here,
 # where nothing boots from it.
@@ -15,7 +15,7 @@ suite=${1:?usage: mkchroot.sh bullseye|bookworm|trixie|sid [KVER...]}
 shift
 top=$(cd "$(dirname "$0")/../.." && pwd)
 root=$top/.cache/chroots/$suite
-mirror=$("$top/tests/vm/suite-sources.sh" "$suite" | awk '{ print $2; exit }')
+mirror=$("$top/tools/build/suite-sources.sh" "$suite" | awk '{ print $2; exit }')
 command -v debootstrap >/dev/null ||
 	{ echo "mkchroot: debootstrap missing (make deps)" >&2; exit 1; }
 
@@ -30,7 +30,7 @@ if [ ! -f "$root/.complete" ]; then
 		--include=make,gcc,kmod,ca-certificates "$suite" "$root" "$mirror" >&2
 	apt=$root/var/lib/thpnuma-apt
 	mkdir -p "$apt/lists/partial"
-	"$top/tests/vm/suite-sources.sh" "$suite" > "$apt/sources.list"
+	"$top/tools/build/suite-sources.sh" "$suite" > "$apt/sources.list"
 	# A kernel image that headers pull in needs no initramfs here.
 	chroot "$root" dpkg-divert --local --rename \
 		--add /usr/sbin/update-initramfs >&2
@@ -53,7 +53,7 @@ capt() {
 }
 
 updated=false
-# dkms for tests/vm/chroot-dkms.sh; a chroot cached before it gets it here.
+# dkms for tools/build/chroot-dkms.sh; a chroot cached before it gets it here.
 if [ ! -x "$root/usr/sbin/dkms" ]; then
 	capt update >&2
 	updated=true

@@ -2,7 +2,7 @@
 # Build the kernel's own THP/NUMA mm selftests, statically, from Debian's
 # linux-source tarball, for the conformance test (tests/guest/conformance.sh).
 # Kernels this machine builds: the installed linux-source package. Others:
-# the linux-source package of their suite (tests/vm/kernel-suite.sh),
+# the linux-source package of their suite (tools/build/kernel-suite.sh),
 # downloaded through its private apt view into .cache/debs, not installed.
 # usage: build.sh KVER OUTDIR
 # OUTDIR/selftests/ gets the binaries and LIST: "NAME TIMEOUT ARGS..." lines.
@@ -10,8 +10,8 @@ set -eu
 kver=$1 out=$2
 top=$(cd "$(dirname "$0")/../.." && pwd)
 ver=$(echo "$kver" | cut -d. -f1,2)
-suite=$("$top/tests/vm/kernel-suite.sh" "$kver")
-builder=$("$top/tests/vm/kernel-suite.sh" --builder "$kver")
+suite=$("$top/tools/build/kernel-suite.sh" "$kver")
+builder=$("$top/tools/build/kernel-suite.sh" --builder "$kver")
 src=$out/src/linux-source-$ver
 rm -rf "$out/src" "$out/selftests"
 mkdir -p "$out/src" "$out/selftests" "$out/uapi/linux" "$out/uapi/asm-generic"
@@ -21,7 +21,7 @@ else
 	debs=$top/.cache/debs
 	mkdir -p "$debs"
 	if ! ls "$debs/linux-source-${ver}_"*.deb >/dev/null 2>&1; then
-		conf=$("$top/tests/vm/aptconf.sh" "$suite")
+		conf=$("$top/tools/build/aptconf.sh" "$suite")
 		(cd "$debs" && apt-get -c "$conf" -q download "linux-source-$ver")
 	fi
 	deb=$(ls "$debs/linux-source-${ver}_"*.deb | tail -n 1)

@@ -1,13 +1,13 @@
 #!/bin/sh
 # The DKMS build test (tests/dkms/check-dkms.sh --here) for kernels whose
 # headers pin a compiler this machine lacks, run with the suite's dkms and
-# compiler inside its chroot (tests/vm/mkchroot.sh), on a copy of the
+# compiler inside its chroot (tools/build/mkchroot.sh), on a copy of the
 # tree; and with this machine's dkms where the suite's is of another major
 # version. /proc is mounted only while it runs.
 # usage: chroot-dkms.sh SUITE KVER...
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
-root=$("$top/tests/vm/mkchroot.sh" "$@")
+root=$("$top/tools/build/mkchroot.sh" "$@")
 shift
 exec 9> "$root/.build.lock"
 flock 9

@@ -5,17 +5,17 @@
 # something is missing. Needs neither make nor git.
 # usage: install-deps.sh [demo|trace [KVER]]    KVER: make demo's kernel
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 # Host packages only for the kernels this machine builds (bookworm's own
 # series, whose headers need no kernel image); the others' headers and
-# compilers go into their suite's chroot (tests/vm/mkchroot.sh), which needs
+# compilers go into their suite's chroot (tools/build/mkchroot.sh), which needs
 # debootstrap here. Nothing here installs a kernel image on this machine.
-kernels=$("$top/tests/vm/kernel-suite.sh" --list host | tr '\n' ' ')
+kernels=$("$top/tools/build/kernel-suite.sh" --list host | tr '\n' ' ')
 # make demo: the module for its kernel (bookworm's first unless KVER names
 # another: its chroot then needs debootstrap), thpnumactl, one static guest
 # program, the initramfs and QEMU.
 demo_kernel=${2:-${kernels%% *}}
-if [ "$("$top/tests/vm/kernel-suite.sh" --builder "$demo_kernel")" = host ]; then
+if [ "$("$top/tools/build/kernel-suite.sh" --builder "$demo_kernel")" = host ]; then
 	demo_build=linux-headers-$demo_kernel
 else
 	demo_build=debootstrap

@@ -1,0 +1,73 @@
+# The tools around the tests: host packages, the pinned kernels, the
+# guest initramfs images, and make demo / make trace-demo. Included by the
+# top-level Makefile after tests/tests.mk (the images hold the guest tests).
+.PHONY: deps deps-demo initramfs demo demo-initramfs trace-demo trace-demo-initramfs
+
+deps:
+	$(TOP)/tools/build/install-deps.sh
+
+# A pattern's second % is a literal %, so one rule per pinned kernel:
+# .cache/kernels/KVER/boot/vmlinuz-KVER, fetched on a fresh checkout.
+$(foreach k,$(SUPPORTED_KERNELS),.cache/kernels/$(k)/boot/vmlinuz-$(k)): .cache/kernels/%:
+	$(TOP)/tools/vm/fetch-kernel.sh $(firstword $(subst /, ,$*))
+
+# The initramfs is rebuilt every time: it is cheap and its inputs are many.
+# CONFORMANCE_KERNELS (Makefile) boot with the conformance selftests.
+.SECONDEXPANSION:
+initramfs-%: .cache/kernels/$$*/boot/vmlinuz-$$* $(BUILD)/%/lib/thpnuma.ko $(BUILD)/%/lib/test-modules.stamp guest-bin $$(if $$(filter $$*,$(CONFORMANCE_KERNELS)),$(BUILD)/$$*/conformance/selftests/LIST)
+	$(TOP)/tools/vm/mkinitramfs.sh $* $(BUILD)/$*/lib $(GUEST_BIN) $(BUILD)/$*/initramfs.cpio
+
+initramfs: $(addprefix initramfs-,$(SUPPORTED_KERNELS))
+
+# make demo builds and installs only what its one boot runs: the module
+# for the demo kernel (the first of FULL_KERNELS, or make demo
+# DEMO_KERNEL=ABI for another pinned one), thpnumactl, demo.sh and
+# thp-demo, in an initramfs of their own (build/demo; make check's stays
+# as it is).
+DEMO_KERNEL ?= $(firstword $(FULL_KERNELS))
+DEMO := $(BUILD)/demo
+ifeq ($(filter $(DEMO_KERNEL),$(SUPPORTED_KERNELS)),)
+$(error DEMO_KERNEL=$(DEMO_KERNEL) is not a pinned kernel; kernels.mk lists them: $(SUPPORTED_KERNELS))
+endif
+
+deps-demo:
+	$(TOP)/tools/build/install-deps.sh demo $(DEMO_KERNEL)
+
+$(DEMO)/$(DEMO_KERNEL)/lib/thpnuma.ko: $(BUILD)/$(DEMO_KERNEL)/thpnuma.ko
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+# Recursive, as for make check: the packages are installed by then, so
+# make reads pkg-config's flags for libkmod.
+demo: deps-demo
+	$(MAKE) -f $(TOP)/Makefile demo-initramfs
+	python3 $(TOP)/tools/vm/demo.py $(DEMO_KERNEL)
+
+demo-initramfs: .cache/kernels/$(DEMO_KERNEL)/boot/vmlinuz-$(DEMO_KERNEL) \
+		$(DEMO)/$(DEMO_KERNEL)/lib/thpnuma.ko $(GUEST_BIN)/thp-demo $(THPNUMACTL)
+	rm -rf $(DEMO)/bin && mkdir -p $(DEMO)/bin $(DEMO)/$(DEMO_KERNEL)
+	cp $(GUEST)/demo.sh $(GUEST)/lib/lib.sh $(GUEST_BIN)/thp-demo $(THPNUMACTL) $(DEMO)/bin/
+	$(TOP)/tools/vm/mkinitramfs.sh $(DEMO_KERNEL) $(DEMO)/$(DEMO_KERNEL)/lib $(DEMO)/bin \
+		$(DEMO)/$(DEMO_KERNEL)/initramfs.cpio
+
+# make trace-demo: the README's tracing examples (tracefs, perf, bpftrace)
+# on the demo kernel, with the host's perf and bpftrace in an initramfs of
+# their own.
+TRACE_DEMO := $(BUILD)/trace-demo
+# thp-swapstorm from its own rule (workloads.mk): build/guest-bin only
+# gets a copy when the guest programs are built.
+TRACE_DEMO_BIN := $(GUEST)/trace-demo.sh $(GUEST)/lib/lib.sh \
+	$(GUEST_BIN)/thp-touch $(BUILD)/workloads/thp-swapstorm $(THPNUMACTL)
+
+trace-demo:
+	$(TOP)/tools/build/install-deps.sh trace $(DEMO_KERNEL)
+	$(MAKE) -f $(TOP)/Makefile trace-demo-initramfs
+	python3 $(TOP)/tools/vm/demo.py $(DEMO_KERNEL) trace-demo.sh
+
+trace-demo-initramfs: .cache/kernels/$(DEMO_KERNEL)/boot/vmlinuz-$(DEMO_KERNEL) \
+		$(DEMO)/$(DEMO_KERNEL)/lib/thpnuma.ko $(filter-out $(GUEST)/%,$(TRACE_DEMO_BIN))
+	rm -rf $(TRACE_DEMO)/bin && mkdir -p $(TRACE_DEMO)/bin $(TRACE_DEMO)/$(DEMO_KERNEL)
+	cp $(TRACE_DEMO_BIN) $$(command -v perf) $$(command -v bpftrace) $(TRACE_DEMO)/bin/
+	$(TOP)/tools/vm/mkinitramfs.sh $(DEMO_KERNEL) $(DEMO)/$(DEMO_KERNEL)/lib $(TRACE_DEMO)/bin \
+		$(TRACE_DEMO)/$(DEMO_KERNEL)/initramfs.cpio
+
