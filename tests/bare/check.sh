@@ -44,6 +44,12 @@ rm -f "$root/etc/apt/sources.list"
 for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
 	[ -f "$f" ] && cp "$f" "$root$f"
 done
+# And how it reaches that archive: a mirror's Acquire:: settings (e.g. a
+# frozen mirror's Check-Valid-Until "false", without which sid's expired
+# Release is refused).
+for f in /etc/apt/apt.conf.d/*; do
+	[ -f "$f" ] && grep -q '^Acquire::' "$f" && cp "$f" "$root$f"
+done
 git -C "$top" archive --prefix=thpnuma/ HEAD | tar -x -C "$root/root"
 mount -t proc proc "$root/proc"
 mount -t devpts -o newinstance devpts "$root/dev/pts"
