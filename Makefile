@@ -85,6 +85,7 @@ install: module userspace
 		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
 	$(MAKE) -f $(TOP)/Makefile install-userspace
+	install -D -m 0644 $(TOP)/doc/thpnuma.7 $(DESTDIR)$(PREFIX)/share/man/man7/thpnuma.7
 
 # The reverse of install, without building anything: kbuild may have
 # compressed the module, and newer kbuild installs under /usr/lib/modules.
@@ -92,6 +93,7 @@ UNINSTALL_FILES := $(foreach d,/lib /usr/lib,$(foreach z,.ko .ko.gz .ko.xz .ko.z
 	$(DESTDIR)$(d)/modules/$(KVER)/extra/thpnuma$(z))) \
 	$(DESTDIR)$(PREFIX)/sbin/thpnumactl \
 	$(DESTDIR)$(PREFIX)/share/man/man8/thpnumactl.8 \
+	$(DESTDIR)$(PREFIX)/share/man/man7/thpnuma.7 \
 	$(DESTDIR)$(PREFIX)/share/bash-completion/completions/thpnumactl
 
 uninstall:

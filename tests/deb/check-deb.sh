@@ -68,6 +68,7 @@ check "thpnuma-dkms postinst runs DKMS for thpnuma $version" \
 # conffile) and the workloads.
 ct=$(files "$ctl_deb")
 for f in usr/sbin/thpnumactl usr/share/man/man8/thpnumactl.8.gz \
+	usr/share/man/man7/thpnuma.7.gz \
 	usr/share/bash-completion/completions/thpnumactl \
 	etc/modprobe.d/thpnuma.conf usr/libexec/thpnuma/thp-swapstorm \
 	usr/libexec/thpnuma/thp-remote-latency usr/libexec/thpnuma/thp-fault-bench; do

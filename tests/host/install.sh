@@ -24,7 +24,7 @@ fi
 
 mkdir "$work/src"
 cp -r "$top/Makefile" "$top/Kbuild" "$top/version.mk" "$top/kernels.mk" \
-	"$top/module" "$top/userspace" "$work/src/"
+	"$top/module" "$top/userspace" "$top/doc" "$work/src/"
 mkdir -p "$work/src/tests"
 cp -r "$top/tests/tests.mk" "$top/tests/include" "$work/src/tests/"
 mkdir -p "$work/src/tools/vm"
@@ -44,7 +44,7 @@ else
 fi
 (cd "$root" && find . -type f | sort) > "$work/installed"
 for f in "./lib/modules/$kver/extra/thpnuma.ko" ./usr/local/sbin/thpnumactl \
-	./usr/local/share/man/man8/thpnumactl.8 \
+	./usr/local/share/man/man8/thpnumactl.8 ./usr/local/share/man/man7/thpnuma.7 \
 	./usr/local/share/bash-completion/completions/thpnumactl; do
 	if grep -q "^$f" "$work/installed"; then
 		ok "install put ${f#.}"
