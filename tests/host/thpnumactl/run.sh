@@ -6,8 +6,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 log=$work/log
+# cli.sh reads files: the recordings in fixtures/, then the files generated
+# from counters.h and the recordings brought up to it (gen.c).
+mkdir "$work/fixtures"
+cp "$here"/fixtures/* "$work/fixtures/"
 
 {
+	TEST_FIXTURES="$here/fixtures" TEST_OUT="$work/fixtures" \
+		"$out/gen_fixtures" ||
+		echo "not ok - gen_fixtures exited with status $?"
 	for t in test_stats test_hist test_orders; do
 		TEST_FIXTURES="$here/fixtures" TEST_OUT="$work" "$out/$t" ||
 			echo "not ok - $t exited with status $?"
@@ -26,7 +33,7 @@ log=$work/log
 			echo "not ok - $(basename "$f") is valid Prometheus text"
 		fi
 	done
-	THPNUMACTL="$out/thpnumactl" FIXTURES="$here/fixtures" \
+	THPNUMACTL="$out/thpnumactl" FIXTURES="$work/fixtures" \
 		"$here/cli.sh" ||
 		echo "not ok - cli.sh exited with status $?"
 	THPNUMACTL="$out/thpnumactl" SRC="$here/../../../userspace/thpnumactl" \

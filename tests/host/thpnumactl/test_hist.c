@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for userspace/lib/hist.c: the hist file parser fed recorded
- * and broken files, the percentiles, and the text, JSON and Prometheus
- * writers. Fixtures and outputs: see fixture.h.
+ * Unit tests for userspace/lib/hist.c: the hist file parser fed a recorded
+ * file and files generated from counters.h's layout (gen.c), the
+ * percentiles, and the text, JSON and Prometheus writers. Fixtures and
+ * outputs: see fixture.h.
+ *
+ * hist-2node.txt is read as recorded: its columns are the histogram
+ * layout and the outcomes, which a new counter leaves alone; a new
+ * outcome or bucket is a new layout, refused by thpnumactl (it says so),
+ * and then needs a new recording, as the module's file changes.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -11,15 +17,18 @@
 #include <string.h>
 #include "kselftest_harness.h"
 #include "fixture.h"
+#include "gen.h"
 #include "hist.h"
 #include "stats.h"
 
 #define LAST	(THPNUMA_HIST_BUCKETS - 1)
 
+/* The recording hist-2node.txt, or a generated file (gen.c). */
 static int parse_hist_fixture(const char *name, struct thpnuma_hist *h,
 			      char *err, size_t errlen)
 {
-	char *text = slurp(name);
+	char *text = strcmp(name, "hist-2node.txt") ? gen_fixture(name) :
+		     slurp(name);
 	int ret = hist_parse(text, h, err, errlen);
 
 	free(text);
@@ -44,7 +53,7 @@ static void expect_refused(struct __test_metadata *_metadata,
 static void expect_fixture_refused(struct __test_metadata *_metadata,
 				   const char *name, const char *reason)
 {
-	char *text = slurp(name);
+	char *text = gen_fixture(name);
 
 	expect_refused(_metadata, name, text, reason);
 	free(text);
@@ -102,7 +111,7 @@ TEST(fixture_agrees_with_stats)
 	};
 	struct thpnuma_stats st;
 	struct thpnuma_hist h;
-	char err[512] = "", *text = slurp("good-2node.txt");
+	char err[512] = "", *text = stats_recording("good-2node.txt");
 
 	ASSERT_EQ(0, stats_parse(text, &st, err, sizeof(err)));
 	free(text);
