@@ -5,16 +5,19 @@
  * policy.c says how): a failed attempt leaves a pending fallback for its
  * task, a success counts what the kernel finally mapped, and the end of
  * the fault without a THP counts the fallback once, at the largest order
- * it tried.
+ * it tried. A THP fault left to the kernel is traced here, and a THP
+ * allocation from no known caller counted.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
 #include "compat.h"
 #include "account.h"
 #include "inflight.h"
+#include "tracepoints.h"
 
 /*
  * A pending fallback is allocated in the fault path, GFP_NOWAIT: when
@@ -78,6 +81,19 @@ void thpnuma_record_result(struct thpnuma_fault_record *r,
 	r->nid = thpnuma_thp_nid(thp);
 	r->result = r->nid == r->node ? THPNUMA_RESULT_LOCAL :
 					THPNUMA_RESULT_REMOTE;
+}
+
+void notrace thpnuma_trace_passthrough(int node, u32 config, bool overridden,
+				       const struct thpnuma_fault *fault,
+				       unsigned int order)
+{
+	struct thpnuma_fault_record record;
+
+	record = thpnuma_fault_record(node, config, overridden,
+				      THPNUMA_ACT_PASSTHROUGH, fault->kind,
+				      order);
+	record.reason = thpnuma_passthrough_reason(config, fault);
+	trace_thp_fault(&record);
 }
 
 void thpnuma_account_fault(const struct thpnuma_fault_record *r,
@@ -166,6 +182,40 @@ void notrace thpnuma_pending_end(struct task_struct *task)
 	}
 }
 
+/* Callers of THP orders that are not faults (compat.h); may be absent. */
+static const char *const other_caller_names[] = { THPNUMA_OTHER_CALLERS };
+static struct {
+	unsigned long start, size;
+} other_callers[ARRAY_SIZE(other_caller_names)];
+
+/* Calls of THP orders from no known caller, since load. */
+static DEFINE_PER_CPU(unsigned long, unmatched_calls);
+
+unsigned long thpnuma_unmatched_calls(void)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(unmatched_calls, cpu);
+	return sum;
+}
+
+void notrace thpnuma_unmatched_call(unsigned long parent_ip,
+				    unsigned int order)
+{
+	int i;
+
+	if (within_module(parent_ip, THIS_MODULE))
+		return;
+	for (i = 0; i < ARRAY_SIZE(other_callers); i++)
+		if (parent_ip - other_callers[i].start < other_callers[i].size)
+			return;
+	this_cpu_inc(unmatched_calls);
+	pr_warn_once("an order-%u allocation from %pS is on no THP fault path thpnuma knows (a livepatch or a driver): the policy does not apply to it; counted in unmatched_thp_calls\n",
+		     order, (void *)parent_ip);
+}
+
 static void spares_free(void)
 {
 	int cpu;
@@ -179,6 +229,7 @@ static void spares_free(void)
 int thpnuma_account_init(void)
 {
 	struct pending_fallback *p;
+	unsigned int i;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
@@ -189,6 +240,12 @@ int thpnuma_account_init(void)
 		}
 		per_cpu(pending_spare, cpu) = p;
 	}
+	/* Inlined or absent, a known other caller is simply not excluded. */
+	for (i = 0; i < ARRAY_SIZE(other_callers); i++)
+		if (thpnuma_lookup_function(other_caller_names[i],
+					    &other_callers[i].start,
+					    &other_callers[i].size))
+			other_callers[i].start = other_callers[i].size = 0;
 	return 0;
 }
 

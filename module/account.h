@@ -30,6 +30,20 @@ void thpnuma_account_attempt(const struct thpnuma_fault_record *r,
  */
 void thpnuma_pending_end(struct task_struct *task);
 
+/* The trace event of a THP fault left to the kernel (@fault's reason). */
+void thpnuma_trace_passthrough(int node, u32 config, bool overridden,
+			       const struct thpnuma_fault *fault,
+			       unsigned int order);
+
+/*
+ * A hooked call of a THP order from no fault path: our own calls (the
+ * kernel policy's), the kernel's known other callers, or one the policy
+ * misses, such as a livepatched copy of a fault path that the load's
+ * checks never saw. Counted (unmatched_thp_calls) and warned about once.
+ */
+void thpnuma_unmatched_call(unsigned long parent_ip, unsigned int order);
+
+/* Also finds the known other callers (compat.h's THPNUMA_OTHER_CALLERS). */
 int thpnuma_account_init(void);
 void thpnuma_account_exit(void);
 

@@ -47,21 +47,34 @@ enum thpnuma_policy_counter {
 };
 
 /*
+ * The lists of names, once each: an EM(value, "name") per enumerator and
+ * EMe() for the last, as include/trace/events/migrate.h writes its
+ * MIGRATE_REASON. policy.h, policy.c, tracepoints.h and thpnumactl derive
+ * the enum, the names array, the trace event's TRACE_DEFINE_ENUM and
+ * __print_symbolic, and the usage text from them with these.
+ */
+#define THPNUMA_EM_ENUM(a, b)		a,
+#define THPNUMA_EM_NAME(a, b)		[a] = b,
+#define THPNUMA_EM_COUNT(a, b)		+ 1
+/* "a|b|c", a string literal. */
+#define THPNUMA_EM_CHOICE(a, b)		b "|"
+#define THPNUMA_EM_CHOICE_LAST(a, b)	b
+
+/*
  * The THP kinds thpnuma covers, one per fault path: anonymous memory (PMD
  * size and, since 6.8, the smaller mTHP orders), shmem/tmpfs, and the
  * swap-in of anonymous memory as a large folio (6.12+).
  */
-#define THPNUMA_KINDS(C)	\
-	C(ANON,   anon)		\
-	C(SHMEM,  shmem)	\
-	C(SWAPIN, swapin)
-
-#define THPNUMA_KIND_ENUM(id, name)	THPNUMA_KIND_##id,
+#define THPNUMA_KINDS(EM, EMe)				\
+	EM(THPNUMA_KIND_ANON,		"anon")		\
+	EM(THPNUMA_KIND_SHMEM,		"shmem")	\
+	EMe(THPNUMA_KIND_SWAPIN,	"swapin")
 
 enum thpnuma_kind {
-	THPNUMA_KINDS(THPNUMA_KIND_ENUM)
-	THPNUMA_NR_KINDS
+	THPNUMA_KINDS(THPNUMA_EM_ENUM, THPNUMA_EM_ENUM)
 };
+
+enum { THPNUMA_NR_KINDS = 0 THPNUMA_KINDS(THPNUMA_EM_COUNT, THPNUMA_EM_COUNT) };
 
 /*
  * Per node, kind and order: the rows of the orders file. One count per

@@ -126,59 +126,6 @@ static struct thp_path thp_paths[NR_PATHS] = {
 #endif
 };
 
-/* Callers of THP orders that are not faults (compat.h); may be absent. */
-static const char *const other_caller_names[] = { THPNUMA_OTHER_CALLERS };
-static struct thpnuma_hook other_callers[ARRAY_SIZE(other_caller_names)];
-
-/* Calls of THP orders from no known caller, since load. */
-static DEFINE_PER_CPU(unsigned long, unmatched_calls);
-
-unsigned long thpnuma_unmatched_calls(void)
-{
-	unsigned long sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += per_cpu(unmatched_calls, cpu);
-	return sum;
-}
-
-/*
- * A THP order from no fault path: our own calls (the kernel policy's),
- * the kernel's known other callers, or one the policy misses, such as a
- * livepatched copy of a fault path that the load's checks never saw.
- */
-static noinline void notrace unmatched_call(unsigned long parent_ip,
-					    unsigned int order)
-{
-	const struct thpnuma_hook *c;
-
-	if (within_module(parent_ip, THIS_MODULE))
-		return;
-	for (c = other_callers; c < other_callers + ARRAY_SIZE(other_callers);
-	     c++)
-		if (parent_ip - c->start < c->size)
-			return;
-	this_cpu_inc(unmatched_calls);
-	pr_warn_once("an order-%u allocation from %pS is on no THP fault path thpnuma knows (a livepatch or a driver): the policy does not apply to it; counted in unmatched_thp_calls\n",
-		     order, (void *)parent_ip);
-}
-
-/* The event of a THP fault left to the kernel: nothing allocated here. */
-static noinline void notrace trace_passthrough(int node, u32 config,
-					       bool overridden,
-					       const struct thpnuma_fault *fault,
-					       unsigned int order)
-{
-	struct thpnuma_fault_record record;
-
-	record = thpnuma_fault_record(node, config, overridden,
-				      THPNUMA_ACT_PASSTHROUGH, fault->kind,
-				      order);
-	record.reason = thpnuma_passthrough_reason(config, fault);
-	trace_thp_fault(&record);
-}
-
 /* A THP allocation: send it to the replacement for the action. */
 static void notrace thpnuma_thp_hook(struct pt_regs *regs,
 				     const struct thp_path *path,
@@ -223,8 +170,8 @@ static void notrace thpnuma_thp_hook(struct pt_regs *regs,
 		if (!path->pmd_only)
 			thpnuma_pending_end(current);
 		if (trace_thp_fault_enabled())
-			trace_passthrough(node, config, overridden, &fault,
-					  order);
+			thpnuma_trace_passthrough(node, config, overridden,
+						  &fault, order);
 		return;
 	case THPNUMA_ACT_PASSTHROUGH:
 		/* The kernel takes over the fault (a policy on part of a file). */
@@ -238,8 +185,8 @@ static void notrace thpnuma_thp_hook(struct pt_regs *regs,
 		if (overridden)
 			thpnuma_count_policy(policy, THPNUMA_PC_BY_OVERRIDE);
 		if (trace_thp_fault_enabled())
-			trace_passthrough(node, config, overridden, &fault,
-					  order);
+			thpnuma_trace_passthrough(node, config, overridden,
+						  &fault, order);
 		return;
 	case THPNUMA_ACT_COUNT_ONLY:
 	case THPNUMA_ACT_STRICT_LOCAL:
@@ -279,7 +226,7 @@ static __always_inline void thpnuma_alloc_hook(struct pt_regs *regs,
 			return;
 		}
 	}
-	unmatched_call(parent_ip, order);
+	thpnuma_unmatched_call(parent_ip, order);
 }
 
 static void notrace thpnuma_ftrace_callback(unsigned long ip,
@@ -418,14 +365,6 @@ int thpnuma_hooks_install(void)
 	for (path = thp_paths; path < thp_paths + NR_PATHS; path++)
 		if (path->callers[0] && resolve_path(path))
 			return -ENOENT;
-	/* Inlined or absent, a known other caller is simply not excluded. */
-	for (i = 0; i < ARRAY_SIZE(other_callers); i++) {
-		hook = &other_callers[i];
-		hook->name = other_caller_names[i];
-		if (thpnuma_lookup_function(hook->name, &hook->start,
-					    &hook->size))
-			hook->start = hook->size = 0;
-	}
 
 	for (i = 0; i < ARRAY_SIZE(thpnuma_hooks); i++) {
 		hook = &thpnuma_hooks[i];

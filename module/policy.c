@@ -33,20 +33,36 @@ static int thpnuma_scnprintf(char *buf, size_t size, const char *fmt, ...)
 #include "policy.h"
 
 const char *const thpnuma_policy_names[THPNUMA_NR_POLICIES] = {
-	[THPNUMA_POLICY_KERNEL]			= "kernel",
-	[THPNUMA_POLICY_STRICT_LOCAL]		= "strict-local",
-	[THPNUMA_POLICY_LOCAL_THEN_REMOTE]	= "local-then-remote",
+	THPNUMA_POLICIES(THPNUMA_EM_NAME, THPNUMA_EM_NAME)
 };
 
 const char *const thpnuma_scope_names[THPNUMA_NR_SCOPES] = {
-	[THPNUMA_SCOPE_ALL]	= "all",
-	[THPNUMA_SCOPE_MADVISE]	= "madvise",
+	THPNUMA_SCOPES(THPNUMA_EM_NAME, THPNUMA_EM_NAME)
 };
 
 const char *const thpnuma_coverage_names[THPNUMA_NR_COVERAGES] = {
-	[THPNUMA_COVERAGE_PMD]		= "pmd",
-	[THPNUMA_COVERAGE_PMD_MTHP]	= "pmd+mthp",
-	[THPNUMA_COVERAGE_ALL]		= "all",
+	THPNUMA_COVERAGES(THPNUMA_EM_NAME, THPNUMA_EM_NAME)
+};
+
+const char *const thpnuma_action_names[THPNUMA_NR_ACTIONS] = {
+	THPNUMA_ACTIONS(THPNUMA_EM_NAME, THPNUMA_EM_NAME)
+};
+
+const char *const
+thpnuma_passthrough_reason_names[THPNUMA_NR_PASSTHROUGH_REASONS] = {
+	THPNUMA_PASSTHROUGH_REASONS(THPNUMA_EM_NAME, THPNUMA_EM_NAME)
+};
+
+const char *const thpnuma_fault_result_names[THPNUMA_NR_FAULT_RESULTS] = {
+	THPNUMA_FAULT_RESULTS(THPNUMA_EM_NAME, THPNUMA_EM_NAME)
+};
+
+const char *const thpnuma_local_attempt_names[THPNUMA_NR_LOCAL_ATTEMPTS] = {
+	THPNUMA_LOCAL_ATTEMPTS(THPNUMA_EM_NAME, THPNUMA_EM_NAME)
+};
+
+const char *const thpnuma_kind_names[THPNUMA_NR_KINDS] = {
+	THPNUMA_KINDS(THPNUMA_EM_NAME, THPNUMA_EM_NAME)
 };
 
 #define COUNTER_NAME(id, name, help)	#name,
@@ -72,10 +88,6 @@ const char *const thpnuma_policy_counter_help[THPNUMA_NR_POLICY_COUNTERS] = {
 
 const char *const thpnuma_hist_outcome_names[THPNUMA_NR_HIST_OUTCOMES] = {
 	THPNUMA_HIST_OUTCOMES(HIST_OUTCOME_NAME)
-};
-
-const char *const thpnuma_kind_names[THPNUMA_NR_KINDS] = {
-	THPNUMA_KINDS(HIST_OUTCOME_NAME)
 };
 
 const char *const thpnuma_order_outcome_names[THPNUMA_NR_ORDER_OUTCOMES] = {
@@ -150,9 +162,10 @@ unsigned int thpnuma_config_get_field(const struct thpnuma_config *cfg,
 		return cfg->zone_reclaim;
 	case THPNUMA_SETTING_SCOPE:
 		return cfg->scope;
-	default:
+	case THPNUMA_SETTING_COVERAGE:
 		return cfg->coverage;
 	}
+	return 0;
 }
 
 void thpnuma_config_set_field(struct thpnuma_config *cfg,
@@ -168,7 +181,7 @@ void thpnuma_config_set_field(struct thpnuma_config *cfg,
 	case THPNUMA_SETTING_SCOPE:
 		cfg->scope = value;
 		break;
-	default:
+	case THPNUMA_SETTING_COVERAGE:
 		cfg->coverage = value;
 		break;
 	}
@@ -196,14 +209,15 @@ static bool madvised(const struct thpnuma_fault *f)
 
 bool thpnuma_covers(unsigned int coverage, const struct thpnuma_fault *f)
 {
-	switch (coverage) {
+	switch ((enum thpnuma_coverage)coverage) {
 	case THPNUMA_COVERAGE_PMD:
 		return f->kind == THPNUMA_KIND_ANON && f->pmd_order;
 	case THPNUMA_COVERAGE_PMD_MTHP:
 		return f->kind != THPNUMA_KIND_SHMEM;
-	default:
-		return true;
+	case THPNUMA_COVERAGE_ALL:
+		break;
 	}
+	return true;
 }
 
 enum thpnuma_action thpnuma_decide(u32 config, const struct thpnuma_fault *f)
@@ -222,14 +236,16 @@ enum thpnuma_action thpnuma_decide(u32 config, const struct thpnuma_fault *f)
 	if (f->has_mempolicy || f->local_disallowed)
 		return THPNUMA_ACT_PASSTHROUGH;
 
-	switch (cfg.policy) {
+	switch ((enum thpnuma_policy)cfg.policy) {
+	case THPNUMA_POLICY_KERNEL:
+		break;
 	case THPNUMA_POLICY_STRICT_LOCAL:
 		return THPNUMA_ACT_STRICT_LOCAL;
 	case THPNUMA_POLICY_LOCAL_THEN_REMOTE:
 		return THPNUMA_ACT_LOCAL_THEN_REMOTE;
-	default:
-		return THPNUMA_ACT_COUNT_ONLY;
 	}
+	/* The kernel policy, and no other value reaches the word. */
+	return THPNUMA_ACT_COUNT_ONLY;
 }
 
 enum thpnuma_passthrough_reason

@@ -16,27 +16,69 @@
 #include <errno.h>
 typedef uint32_t u32;
 #endif
+#include "counters.h"
+
+/*
+ * Each list below is written once, as EM()/EMe() entries (counters.h): the
+ * enum, its names array, the trace event's symbols and thpnumactl's usage
+ * text derive from it, and a switch over the enum has no default:, so
+ * that the build (-Werror=switch-enum) names a case a new entry lacks.
+ */
+
+/* The policies: the policy setting, the tasks file and the trace event. */
+#define THPNUMA_POLICIES(EM, EMe)					\
+	EM(THPNUMA_POLICY_KERNEL,		"kernel")		\
+	EM(THPNUMA_POLICY_STRICT_LOCAL,		"strict-local")		\
+	EMe(THPNUMA_POLICY_LOCAL_THEN_REMOTE,	"local-then-remote")
 
 enum thpnuma_policy {
-	THPNUMA_POLICY_KERNEL,
-	THPNUMA_POLICY_STRICT_LOCAL,
-	THPNUMA_POLICY_LOCAL_THEN_REMOTE,
-	THPNUMA_NR_POLICIES,
+	THPNUMA_POLICIES(THPNUMA_EM_ENUM, THPNUMA_EM_ENUM)
 };
+
+enum {
+	THPNUMA_NR_POLICIES = 0 THPNUMA_POLICIES(THPNUMA_EM_COUNT,
+						 THPNUMA_EM_COUNT)
+};
+
+/* "kernel|strict-local|local-then-remote", for usage texts. */
+#define THPNUMA_POLICY_CHOICES \
+	THPNUMA_POLICIES(THPNUMA_EM_CHOICE, THPNUMA_EM_CHOICE_LAST)
+
+#define THPNUMA_SCOPES(EM, EMe)						\
+	EM(THPNUMA_SCOPE_ALL,			"all")			\
+	EMe(THPNUMA_SCOPE_MADVISE,		"madvise")
 
 enum thpnuma_scope {
-	THPNUMA_SCOPE_ALL,
-	THPNUMA_SCOPE_MADVISE,
-	THPNUMA_NR_SCOPES,
+	THPNUMA_SCOPES(THPNUMA_EM_ENUM, THPNUMA_EM_ENUM)
 };
 
-/* Which THP kinds and orders the policy covers. */
-enum thpnuma_coverage {
-	THPNUMA_COVERAGE_PMD,		/* anonymous PMD-size faults */
-	THPNUMA_COVERAGE_PMD_MTHP,	/* anonymous faults of every order */
-	THPNUMA_COVERAGE_ALL,		/* and shmem/tmpfs, every order */
-	THPNUMA_NR_COVERAGES,
+enum {
+	THPNUMA_NR_SCOPES = 0 THPNUMA_SCOPES(THPNUMA_EM_COUNT, THPNUMA_EM_COUNT)
 };
+
+#define THPNUMA_SCOPE_CHOICES \
+	THPNUMA_SCOPES(THPNUMA_EM_CHOICE, THPNUMA_EM_CHOICE_LAST)
+
+/* Which THP kinds and orders the policy covers. */
+#define THPNUMA_COVERAGES(EM, EMe)					\
+	/* anonymous PMD-size faults */					\
+	EM(THPNUMA_COVERAGE_PMD,		"pmd")			\
+	/* anonymous faults of every order */				\
+	EM(THPNUMA_COVERAGE_PMD_MTHP,		"pmd+mthp")		\
+	/* and shmem/tmpfs, every order */				\
+	EMe(THPNUMA_COVERAGE_ALL,		"all")
+
+enum thpnuma_coverage {
+	THPNUMA_COVERAGES(THPNUMA_EM_ENUM, THPNUMA_EM_ENUM)
+};
+
+enum {
+	THPNUMA_NR_COVERAGES = 0 THPNUMA_COVERAGES(THPNUMA_EM_COUNT,
+						   THPNUMA_EM_COUNT)
+};
+
+#define THPNUMA_COVERAGE_CHOICES \
+	THPNUMA_COVERAGES(THPNUMA_EM_CHOICE, THPNUMA_EM_CHOICE_LAST)
 
 /* zone_reclaim bits, as in vm.zone_reclaim_mode. */
 #define THPNUMA_ZR_RECLAIM	0x1u	/* reclaim clean page cache */
@@ -79,8 +121,9 @@ enum thpnuma_setting_id {
 	THPNUMA_SETTING_ZONE_RECLAIM,
 	THPNUMA_SETTING_SCOPE,
 	THPNUMA_SETTING_COVERAGE,
-	THPNUMA_NR_SETTINGS,
 };
+
+enum { THPNUMA_NR_SETTINGS = THPNUMA_SETTING_COVERAGE + 1 };
 
 struct thpnuma_setting {
 	enum thpnuma_setting_id id;
@@ -119,13 +162,26 @@ int thpnuma_format_setting(const struct thpnuma_setting *s,
  */
 u32 thpnuma_config_apply_override(u32 global, u32 override);
 
-/* What the hook does with one call of the hooked allocator. */
+/*
+ * What the hook does with one call of the hooked allocator. Each traced
+ * one has its trace name; THPNUMA_ACT_IGNORE, the first, is not traced.
+ */
+#define THPNUMA_ACTIONS(EM, EMe)					\
+	/* explicit mempolicy: count, untouched */			\
+	EM(THPNUMA_ACT_PASSTHROUGH,		"passthrough")		\
+	/* policy kernel: kernel decides, count */			\
+	EM(THPNUMA_ACT_COUNT_ONLY,		"kernel")		\
+	EM(THPNUMA_ACT_STRICT_LOCAL,		"strict-local")		\
+	EMe(THPNUMA_ACT_LOCAL_THEN_REMOTE,	"local-then-remote")
+
 enum thpnuma_action {
 	THPNUMA_ACT_IGNORE,		/* not a THP fault in scope: untouched */
-	THPNUMA_ACT_PASSTHROUGH,	/* explicit mempolicy: count, untouched */
-	THPNUMA_ACT_COUNT_ONLY,		/* policy kernel: kernel decides, count */
-	THPNUMA_ACT_STRICT_LOCAL,
-	THPNUMA_ACT_LOCAL_THEN_REMOTE,
+	THPNUMA_ACTIONS(THPNUMA_EM_ENUM, THPNUMA_EM_ENUM)
+};
+
+enum {
+	THPNUMA_NR_ACTIONS = 1 THPNUMA_ACTIONS(THPNUMA_EM_COUNT,
+					       THPNUMA_EM_COUNT)
 };
 
 struct thpnuma_fault {
@@ -142,13 +198,67 @@ bool thpnuma_covers(unsigned int coverage, const struct thpnuma_fault *f);
 enum thpnuma_action thpnuma_decide(u32 config, const struct thpnuma_fault *f);
 
 /* Why a THP fault was left to the kernel, for its trace event. */
+#define THPNUMA_PASSTHROUGH_REASONS(EM, EMe)				\
+	/* not left: the policy decided it */				\
+	EM(THPNUMA_PT_NONE,			"-")			\
+	/* the VMA or the task has a mempolicy */			\
+	EM(THPNUMA_PT_MEMPOLICY,		"mempolicy")		\
+	/* the task's cpuset excludes the local node */			\
+	EM(THPNUMA_PT_CPUSET,			"cpuset")		\
+	/* scope=madvise and the VMA is not advised */			\
+	EM(THPNUMA_PT_SCOPE,			"scope")		\
+	/* coverage leaves out this kind or order */			\
+	EMe(THPNUMA_PT_COVERAGE,		"coverage")
+
 enum thpnuma_passthrough_reason {
-	THPNUMA_PT_NONE,	/* not left: the policy decided it */
-	THPNUMA_PT_MEMPOLICY,	/* the VMA or the task has a mempolicy */
-	THPNUMA_PT_CPUSET,	/* the task's cpuset excludes the local node */
-	THPNUMA_PT_SCOPE,	/* scope=madvise and the VMA is not advised */
-	THPNUMA_PT_COVERAGE,	/* coverage leaves out this kind or order */
+	THPNUMA_PASSTHROUGH_REASONS(THPNUMA_EM_ENUM, THPNUMA_EM_ENUM)
 };
+
+enum {
+	THPNUMA_NR_PASSTHROUGH_REASONS =
+		0 THPNUMA_PASSTHROUGH_REASONS(THPNUMA_EM_COUNT,
+					      THPNUMA_EM_COUNT)
+};
+
+/* Where a fault's THP came from, for its trace event. */
+#define THPNUMA_FAULT_RESULTS(EM, EMe)					\
+	/* passthrough: the kernel allocates */				\
+	EM(THPNUMA_RESULT_NONE,			"-")			\
+	EM(THPNUMA_RESULT_LOCAL,		"local")		\
+	EM(THPNUMA_RESULT_REMOTE,		"remote")		\
+	EMe(THPNUMA_RESULT_FALLBACK,		"fallback")
+
+enum thpnuma_fault_result {
+	THPNUMA_FAULT_RESULTS(THPNUMA_EM_ENUM, THPNUMA_EM_ENUM)
+};
+
+enum {
+	THPNUMA_NR_FAULT_RESULTS = 0 THPNUMA_FAULT_RESULTS(THPNUMA_EM_COUNT,
+							   THPNUMA_EM_COUNT)
+};
+
+/* What the local attempt of a placing policy did, for the trace event. */
+#define THPNUMA_LOCAL_ATTEMPTS(EM, EMe)					\
+	EM(THPNUMA_LOCAL_NOT_RUN,		"none")			\
+	EM(THPNUMA_LOCAL_SUCCEEDED,		"succeeded")		\
+	EMe(THPNUMA_LOCAL_FAILED,		"failed")
+
+enum thpnuma_local_attempt {
+	THPNUMA_LOCAL_ATTEMPTS(THPNUMA_EM_ENUM, THPNUMA_EM_ENUM)
+};
+
+enum {
+	THPNUMA_NR_LOCAL_ATTEMPTS = 0 THPNUMA_LOCAL_ATTEMPTS(THPNUMA_EM_COUNT,
+							     THPNUMA_EM_COUNT)
+};
+
+/* The trace names, indexed by the enums above (no name: not traced). */
+extern const char *const thpnuma_action_names[THPNUMA_NR_ACTIONS];
+extern const char *const
+thpnuma_passthrough_reason_names[THPNUMA_NR_PASSTHROUGH_REASONS];
+extern const char *const thpnuma_fault_result_names[THPNUMA_NR_FAULT_RESULTS];
+extern const char *const
+thpnuma_local_attempt_names[THPNUMA_NR_LOCAL_ATTEMPTS];
 
 /* The reason for a THP fault that thpnuma_decide() did not act on. */
 enum thpnuma_passthrough_reason

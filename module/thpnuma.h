@@ -81,19 +81,6 @@ int thpnuma_tasks_write(const struct thpnuma_task_write *w);
 void thpnuma_tasks_show(struct seq_file *m);
 void thpnuma_tasks_count_by_policy(unsigned int nr[THPNUMA_NR_POLICIES]);
 
-enum thpnuma_fault_result {
-	THPNUMA_RESULT_NONE,		/* passthrough: the kernel allocates */
-	THPNUMA_RESULT_LOCAL,
-	THPNUMA_RESULT_REMOTE,
-	THPNUMA_RESULT_FALLBACK,
-};
-
-enum thpnuma_local_attempt {
-	THPNUMA_LOCAL_NOT_RUN,
-	THPNUMA_LOCAL_SUCCEEDED,
-	THPNUMA_LOCAL_FAILED,
-};
-
 /* One THP fault the hook saw, as its trace event reports it. */
 struct thpnuma_fault_record {
 	int node;			/* the faulting CPU's node */

@@ -12,57 +12,25 @@
 #include <linux/tracepoint.h>
 #include "thpnuma.h"
 
-/* The symbolic names, once as TRACE_DEFINE_ENUM and once for printing. */
-#define THPNUMA_TRACE_POLICIES						\
-	EM(THPNUMA_POLICY_KERNEL,		"kernel")		\
-	EM(THPNUMA_POLICY_STRICT_LOCAL,		"strict-local")		\
-	EMe(THPNUMA_POLICY_LOCAL_THEN_REMOTE,	"local-then-remote")
+/*
+ * The symbolic names come from the lists in policy.h and counters.h: once
+ * as TRACE_DEFINE_ENUM, so that the format file shows the values, and
+ * once for __print_symbolic(). THPNUMA_ACT_IGNORE is never traced.
+ */
+#define THPNUMA_TRACE_DEFINE_ENUM(a, b)	TRACE_DEFINE_ENUM(a);
 
-#define THPNUMA_TRACE_ACTIONS						\
-	EM(THPNUMA_ACT_PASSTHROUGH,		"passthrough")		\
-	EM(THPNUMA_ACT_COUNT_ONLY,		"kernel")		\
-	EM(THPNUMA_ACT_STRICT_LOCAL,		"strict-local")		\
-	EMe(THPNUMA_ACT_LOCAL_THEN_REMOTE,	"local-then-remote")
+THPNUMA_POLICIES(THPNUMA_TRACE_DEFINE_ENUM, THPNUMA_TRACE_DEFINE_ENUM)
+THPNUMA_ACTIONS(THPNUMA_TRACE_DEFINE_ENUM, THPNUMA_TRACE_DEFINE_ENUM)
+THPNUMA_PASSTHROUGH_REASONS(THPNUMA_TRACE_DEFINE_ENUM,
+			    THPNUMA_TRACE_DEFINE_ENUM)
+THPNUMA_FAULT_RESULTS(THPNUMA_TRACE_DEFINE_ENUM, THPNUMA_TRACE_DEFINE_ENUM)
+THPNUMA_LOCAL_ATTEMPTS(THPNUMA_TRACE_DEFINE_ENUM, THPNUMA_TRACE_DEFINE_ENUM)
+THPNUMA_KINDS(THPNUMA_TRACE_DEFINE_ENUM, THPNUMA_TRACE_DEFINE_ENUM)
 
-#define THPNUMA_TRACE_REASONS						\
-	EM(THPNUMA_PT_NONE,			"-")			\
-	EM(THPNUMA_PT_MEMPOLICY,		"mempolicy")		\
-	EM(THPNUMA_PT_CPUSET,			"cpuset")		\
-	EM(THPNUMA_PT_SCOPE,			"scope")		\
-	EMe(THPNUMA_PT_COVERAGE,		"coverage")
-
-#define THPNUMA_TRACE_KINDS						\
-	EM(THPNUMA_KIND_ANON,			"anon")			\
-	EM(THPNUMA_KIND_SHMEM,			"shmem")		\
-	EMe(THPNUMA_KIND_SWAPIN,		"swapin")
-
-#define THPNUMA_TRACE_RESULTS						\
-	EM(THPNUMA_RESULT_NONE,			"-")			\
-	EM(THPNUMA_RESULT_LOCAL,		"local")		\
-	EM(THPNUMA_RESULT_REMOTE,		"remote")		\
-	EMe(THPNUMA_RESULT_FALLBACK,		"fallback")
-
-#define THPNUMA_TRACE_LOCAL_ATTEMPTS					\
-	EM(THPNUMA_LOCAL_NOT_RUN,		"none")			\
-	EM(THPNUMA_LOCAL_SUCCEEDED,		"succeeded")		\
-	EMe(THPNUMA_LOCAL_FAILED,		"failed")
-
-#undef EM
-#undef EMe
-#define EM(a, b)	TRACE_DEFINE_ENUM(a);
-#define EMe(a, b)	TRACE_DEFINE_ENUM(a);
-
-THPNUMA_TRACE_POLICIES
-THPNUMA_TRACE_ACTIONS
-THPNUMA_TRACE_REASONS
-THPNUMA_TRACE_RESULTS
-THPNUMA_TRACE_LOCAL_ATTEMPTS
-THPNUMA_TRACE_KINDS
-
-#undef EM
-#undef EMe
-#define EM(a, b)	{ a, b },
-#define EMe(a, b)	{ a, b }
+#define THPNUMA_TRACE_SYMBOL(a, b)	{ a, b },
+#define THPNUMA_TRACE_SYMBOL_LAST(a, b)	{ a, b }
+#define THPNUMA_TRACE_SYMBOLS(list) \
+	list(THPNUMA_TRACE_SYMBOL, THPNUMA_TRACE_SYMBOL_LAST)
 
 TRACE_EVENT(thp_fault,
 
@@ -112,16 +80,16 @@ TRACE_EVENT(thp_fault,
 
 	TP_printk("pid=%d node=%d policy=%s zone_reclaim=%u override=%u action=%s reason=%s kind=%s order=%u result=%s nid=%d local_attempt=%s compact_stall=%u compact_success=%u reclaim_stall=%u reclaim_pages=%lu alloc_ns=%llu",
 		  __entry->pid, __entry->node,
-		  __print_symbolic(__entry->policy, THPNUMA_TRACE_POLICIES),
+		  __print_symbolic(__entry->policy, THPNUMA_TRACE_SYMBOLS(THPNUMA_POLICIES)),
 		  __entry->zone_reclaim, __entry->override,
-		  __print_symbolic(__entry->action, THPNUMA_TRACE_ACTIONS),
-		  __print_symbolic(__entry->reason, THPNUMA_TRACE_REASONS),
-		  __print_symbolic(__entry->kind, THPNUMA_TRACE_KINDS),
+		  __print_symbolic(__entry->action, THPNUMA_TRACE_SYMBOLS(THPNUMA_ACTIONS)),
+		  __print_symbolic(__entry->reason, THPNUMA_TRACE_SYMBOLS(THPNUMA_PASSTHROUGH_REASONS)),
+		  __print_symbolic(__entry->kind, THPNUMA_TRACE_SYMBOLS(THPNUMA_KINDS)),
 		  __entry->order,
-		  __print_symbolic(__entry->result, THPNUMA_TRACE_RESULTS),
+		  __print_symbolic(__entry->result, THPNUMA_TRACE_SYMBOLS(THPNUMA_FAULT_RESULTS)),
 		  __entry->nid,
 		  __print_symbolic(__entry->local_attempt,
-				   THPNUMA_TRACE_LOCAL_ATTEMPTS),
+			THPNUMA_TRACE_SYMBOLS(THPNUMA_LOCAL_ATTEMPTS)),
 		  __entry->compact_stall, __entry->compact_success,
 		  __entry->reclaim_stall, __entry->reclaim_pages,
 		  __entry->alloc_ns)

@@ -6,7 +6,7 @@ include $(TOP)/userspace/lib/lib.mk
 include $(TOP)/userspace/thpnumactl/sources.mk
 
 THPNUMACTL := $(BUILD)/userspace/thpnumactl
-THPNUMACTL_CFLAGS := $(CFLAGS) $(WARN) -I$(TOP)/module -I$(USERSPACE_LIB) \
+THPNUMACTL_CFLAGS := $(CFLAGS) $(WARN) -Werror=switch -Werror=switch-enum -I$(TOP)/module -I$(USERSPACE_LIB) \
 	-DTHPNUMA_VERSION='"$(THPNUMA_VERSION)"' \
 	-DTHPNUMA_SUPPORTED_SERIES='"$(SUPPORTED_SERIES)"' \
 	$(shell pkg-config --cflags libkmod 2>/dev/null)

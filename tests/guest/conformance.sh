@@ -4,12 +4,18 @@
 # fail set with the module loaded in each policy as with it absent.
 # Run it on nodes larger than any test's footprint (2n-large): a test that
 # needs more THPs than one node holds fails under strict-local by design.
-# Env: CONFORMANCE_POLICIES (default: all three), CONFORMANCE_TESTS
+# Env: CONFORMANCE_POLICIES (default: all the module's), CONFORMANCE_TESTS
 # (default: every test in /selftests/LIST). A LIST name's part before "@"
 # is the program (khugepaged@shmem: khugepaged in another mode).
 . /tests/lib.sh
 LIST=/selftests/LIST
-policies=${CONFORMANCE_POLICIES:-kernel strict-local local-then-remote}
+# Every policy by default: the module's list, from its policy file.
+if [ -z "${CONFORMANCE_POLICIES:-}" ] && thpnuma_load; then
+	CONFORMANCE_POLICIES=$(tr -d '[]' < $THPNUMA_DIR/policy)
+	thpnuma_unload
+fi
+policies=${CONFORMANCE_POLICIES:-}
+[ -n "$policies" ] || { diag "the module did not load: no policies"; exit 1; }
 tests=${CONFORMANCE_TESTS:-$(cut -d' ' -f1 $LIST 2>/dev/null)}
 out=/tmp/conformance
 ESC=$(printf '\033')

@@ -12,11 +12,11 @@
  */
 #include "test_util.h"
 #include "kselftest.h"
+#include "policy.h"
 
 #define MAX_WRITE	32	/* THPNUMA_MAX_WRITE */
 #define BIG_WRITE	(1 << 20)
 
-static const char *const policy_names[] = { "kernel", "strict-local", "local-then-remote" };
 static const char *const scope_names[] = { "all", "madvise" };
 static const char *const zone_reclaim_names[] = { "0", "1", "2", "3", "4", "5", "6", "7" };
 static const char *const reset_names[] = { "1" };
@@ -134,8 +134,9 @@ static int task_write_valid(const struct control_file *cf, const char *buf, size
 	wlen = (sp2 ? sp2 : end) - (sp1 + 1);
 	if (wlen == 7 && !memcmp(sp1 + 1, "default", 7))
 		return !sp2;
-	for (unsigned int i = 0; i < 3; i++) {
-		if (strlen(policy_names[i]) != wlen || memcmp(sp1 + 1, policy_names[i], wlen))
+	for (unsigned int i = 0; i < THPNUMA_NR_POLICIES; i++) {
+		if (strlen(thpnuma_policy_names[i]) != wlen ||
+		    memcmp(sp1 + 1, thpnuma_policy_names[i], wlen))
 			continue;
 		return !sp2 || (end - sp2 == 2 && sp2[1] >= '0' && sp2[1] <= '7');
 	}
@@ -166,7 +167,7 @@ static int task_write_applied(const struct control_file *cf, const char *buf, si
 }
 
 static const struct control_file control_files[] = {
-	{ "policy", policy_names, 3, one_of_values, choice_applied },
+	{ "policy", thpnuma_policy_names, THPNUMA_NR_POLICIES, one_of_values, choice_applied },
 	{ "zone_reclaim", zone_reclaim_names, 8, one_of_values, zone_reclaim_applied },
 	{ "scope", scope_names, 2, one_of_values, choice_applied },
 	{ "reset", reset_names, 1, one_of_values, reset_applied },

@@ -10,6 +10,7 @@
  */
 #include "test_util.h"
 #include "kselftest.h"
+#include "policy.h"
 
 #define CHUNK		(8 * MiB)
 #define HOG_TIMEOUT	300	/* seconds for every hog to be killed */
@@ -111,13 +112,18 @@ static void run(const char *label, const char *policy, const struct oom_outcome 
 int main(void)
 {
 	const char *list = getenv("OOM_POLICIES");
-	char policies[256], *names[128], *p, *save;
+	char policies[256] = "", *names[128], *p, *save;
 	struct oom_outcome ref, o;
 	struct thp_knobs knobs;
 	int n = 0;
 
-	snprintf(policies, sizeof(policies), "%s",
-		 list ? list : "kernel strict-local local-then-remote");
+	/* By default every policy of the module's list (policy.h). */
+	if (list)
+		snprintf(policies, sizeof(policies), "%s", list);
+	for (unsigned int i = 0; !list && i < THPNUMA_NR_POLICIES; i++)
+		snprintf(policies + strlen(policies),
+			 sizeof(policies) - strlen(policies), "%s%s",
+			 i ? " " : "", thpnuma_policy_names[i]);
 	for (p = strtok_r(policies, " ", &save); p; p = strtok_r(NULL, " ", &save))
 		names[n++] = p;
 	/* Exempt, 2 without the module, 7 per policy, the last load. */

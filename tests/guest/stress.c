@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include "kselftest.h"
+#include "policy.h"
 
 #define MIN_FAULTERS	4
 #define MAX_FAULTERS	256
@@ -22,7 +23,8 @@
 #define BASE_REGION	(256 * 1024)
 #define CHUNK		250	/* changes between exact-consistency checks */
 
-static const char *const policies[] = { "kernel", "strict-local", "local-then-remote" };
+/* The module's own list (policy.h), so that a new policy is stressed. */
+static const char *const *const policies = thpnuma_policy_names;
 static const char *const scopes[] = { "all", "madvise" };
 
 static atomic_int pause_req, paused, stop;
@@ -188,7 +190,7 @@ static void consistency_check(struct consistency *c, const char *where,
 
 static const char *random_params(char *buf, size_t size, struct expect *e)
 {
-	e->policy = prng_below(3);
+	e->policy = prng_below(THPNUMA_NR_POLICIES);
 	e->zone_reclaim = prng_below(8);
 	e->scope = prng_below(2);
 	snprintf(buf, size, "policy=%s zone_reclaim=%d scope=%s",
@@ -206,7 +208,7 @@ static int random_change(struct expect *e, struct monitor *m, int allow_reset)
 
 	switch (op) {
 	case 0:
-		e->policy = prng_below(3);
+		e->policy = prng_below(THPNUMA_NR_POLICIES);
 		ret = write_file(THPNUMA_DEBUGFS "/policy", policies[e->policy]);
 		break;
 	case 1:

@@ -644,4 +644,58 @@ TEST(step_down_ends_a_fault_that_did_not_continue)
 	EXPECT_FALSE(s.pending);
 }
 
+/* Every list of names (policy.h, counters.h): each value named, once. */
+static void expect_named_once(struct __test_metadata *_metadata,
+			      const char *const *names, unsigned int nr,
+			      unsigned int first)
+{
+	unsigned int i, j;
+
+	for (i = first; i < nr; i++) {
+		ASSERT_NE(NULL, names[i]);
+		for (j = first; j < i; j++)
+			EXPECT_STRNE(names[j], names[i]);
+	}
+}
+
+TEST(every_list_names_each_value_once)
+{
+	expect_named_once(_metadata, thpnuma_policy_names,
+			  THPNUMA_NR_POLICIES, 0);
+	expect_named_once(_metadata, thpnuma_scope_names, THPNUMA_NR_SCOPES, 0);
+	expect_named_once(_metadata, thpnuma_coverage_names,
+			  THPNUMA_NR_COVERAGES, 0);
+	expect_named_once(_metadata, thpnuma_kind_names, THPNUMA_NR_KINDS, 0);
+	expect_named_once(_metadata, thpnuma_passthrough_reason_names,
+			  THPNUMA_NR_PASSTHROUGH_REASONS, 0);
+	expect_named_once(_metadata, thpnuma_fault_result_names,
+			  THPNUMA_NR_FAULT_RESULTS, 0);
+	expect_named_once(_metadata, thpnuma_local_attempt_names,
+			  THPNUMA_NR_LOCAL_ATTEMPTS, 0);
+	/* THPNUMA_ACT_IGNORE is not traced and has no name. */
+	EXPECT_EQ(NULL, thpnuma_action_names[THPNUMA_ACT_IGNORE]);
+	expect_named_once(_metadata, thpnuma_action_names, THPNUMA_NR_ACTIONS,
+			  THPNUMA_ACT_IGNORE + 1);
+	EXPECT_STREQ("kernel|strict-local|local-then-remote",
+		     THPNUMA_POLICY_CHOICES);
+	EXPECT_STREQ("pmd|pmd+mthp|all", THPNUMA_COVERAGE_CHOICES);
+}
+
+/* A policy's action is traced under the policy's own name. */
+TEST(each_policy_acts_under_its_name)
+{
+	struct thpnuma_fault f = {
+		.kind = THPNUMA_KIND_ANON, .pmd_order = true, .thp_fault = true,
+	};
+	struct thpnuma_config cfg = { .coverage = THPNUMA_COVERAGE_ALL };
+	unsigned int p;
+
+	for (p = 0; p < THPNUMA_NR_POLICIES; p++) {
+		cfg.policy = p;
+		EXPECT_STREQ(thpnuma_policy_names[p],
+			     thpnuma_action_names[thpnuma_decide(
+				thpnuma_config_pack(&cfg), &f)]);
+	}
+}
+
 TEST_HARNESS_MAIN

@@ -280,9 +280,10 @@ static double derived_value(const struct derived_stats *d,
 		return d->remote_pct;
 	case ROW_FALLBACK:
 		return d->fallback_pct;
-	default:
-		return d->avg_alloc_us;
+	case ROW_ALLOC_US:
+		break;
 	}
+	return d->avg_alloc_us;
 }
 
 void stats_write_table(FILE *out, const struct thpnuma_stats *st,

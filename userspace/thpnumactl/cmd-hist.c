@@ -7,22 +7,6 @@
 #include "hist.h"
 #include "thpnumactl.h"
 
-/* A stats file but no hist file: a module from before the histograms. */
-static bool module_predates_hist(void)
-{
-	char path[PATH_MAX];
-
-	debugfs_path(path, sizeof(path), "hist");
-	if (!access(path, F_OK) || errno != ENOENT)
-		return false;
-	debugfs_path(path, sizeof(path), "stats");
-	if (access(path, F_OK))
-		return false;
-	error("this thpnuma module has no latency histograms (no %s/hist): it is older than thpnumactl; load the module of thpnumactl's version",
-	      debugfs_dir());
-	return true;
-}
-
 /* The hist file, parsed. Returns 0, or an exit status after a message. */
 static int read_hist(void *data)
 {
@@ -30,8 +14,6 @@ static int read_hist(void *data)
 	char reason[256], *text;
 	int ret;
 
-	if (module_predates_hist())
-		return EXIT_FAIL;
 	ret = read_debugfs("hist", &text);
 	if (ret)
 		return ret;

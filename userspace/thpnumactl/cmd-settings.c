@@ -205,7 +205,7 @@ const struct command cmd_policy = {
 	.name = "policy", .run = do_setting,
 	.summary = "show or set the placement policy",
 	.usage =
-	"policy [kernel|strict-local|local-then-remote]\n"
+	"policy [" THPNUMA_POLICY_CHOICES "]\n"
 	"Without an argument, print the current policy; with one, set it.\n\n"
 	"Examples:\n"
 	"  thpnumactl policy\n"
@@ -230,7 +230,7 @@ const struct command cmd_scope = {
 	.name = "scope", .run = do_setting,
 	.summary = "show or set which THP faults are covered",
 	.usage =
-	"scope [all|madvise]\n"
+	"scope [" THPNUMA_SCOPE_CHOICES "]\n"
 	"all: every THP fault; madvise: only MADV_HUGEPAGE regions.\n\n"
 	"Examples:\n"
 	"  thpnumactl scope\n"
@@ -241,7 +241,7 @@ const struct command cmd_coverage = {
 	.name = "coverage", .run = do_setting,
 	.summary = "show or set which THP kinds and orders are covered",
 	.usage =
-	"coverage [pmd|pmd+mthp|all]\n"
+	"coverage [" THPNUMA_COVERAGE_CHOICES "]\n"
 	"pmd: anonymous PMD-size (2 MiB) THP faults only; pmd+mthp: anonymous\n"
 	"THP faults of every order; all: anonymous and shmem/tmpfs THPs of\n"
 	"every order (the default).\n\n"

@@ -408,7 +408,7 @@ const struct command cmd_run = {
 	"whatever the global policy. Needs root; with --user, COMMAND runs as\n"
 	"USER (its groups, then its gid, then its uid) and keeps the override.\n"
 	"The environment is passed on unchanged.\n\n"
-	"  -p, --policy P        kernel, strict-local or local-then-remote\n"
+	"  -p, --policy P        " THPNUMA_POLICY_CHOICES "\n"
 	"  -z, --zone-reclaim N  0-7, none, or reclaim,write,swap (default:\n"
 	"                        follow the global zone_reclaim)\n"
 	"  -u, --user USER       run COMMAND as USER (a name or a uid)\n"

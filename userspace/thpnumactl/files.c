@@ -99,12 +99,32 @@ static bool debugfs_mounted(void)
 	return found;
 }
 
+/*
+ * The module is loaded, and of thpnumactl's version: there has been no
+ * release, so thpnumactl knows only its own module's files.
+ */
 int ensure_module(void)
 {
-	if (module_loaded())
-		return 0;
-	error(MODULE_NAME " is not loaded; load it with: " PROG " load");
-	return EXIT_FAIL;
+	char path[PATH_MAX], version[64];
+	int ret;
+
+	if (!module_loaded()) {
+		error(MODULE_NAME " is not loaded; load it with: " PROG " load");
+		return EXIT_FAIL;
+	}
+	sysfs_path(path, sizeof(path), "module/" MODULE_NAME "/version");
+	ret = read_line(path, version, sizeof(version));
+	if (ret) {
+		error("cannot read %s: %s", path, strerror(-ret));
+		return EXIT_FAIL;
+	}
+	if (strcmp(version, THPNUMA_VERSION)) {
+		error("this " MODULE_NAME " module is version %s, " PROG " is "
+		      THPNUMA_VERSION "; load the module of " PROG "'s version",
+		      version);
+		return EXIT_FAIL;
+	}
+	return 0;
 }
 
 const char *kernel_release(void)
@@ -194,6 +214,14 @@ int reach_debugfs(char *why, size_t len)
 	const char *dir = debugfs_dir();
 	struct stat st;
 
+	int ret;
+
+	/* A test's debugfs tree may come without a sysfs one. */
+	if (module_loaded() || !getenv(ENV_DEBUGFS)) {
+		ret = ensure_module();
+		if (ret)
+			return ret;
+	}
 	if (stat(dir, &st) == 0)
 		return 0;
 	if (errno == EACCES || errno == EPERM)

@@ -64,6 +64,7 @@ make_tree() {
 	printf 'version 0.1.0\nkernel 6.1.0-57-amd64\nhooked_symbol vma_alloc_folio\nprobe_missed 0\nunmatched_thp_calls 0\n' \
 		> "$dbg/version"
 	echo live > "$sys/module/thpnuma/initstate"
+	echo test > "$sys/module/thpnuma/version"
 	echo 0 > "$sys/module/thpnuma/refcnt"
 	echo 0 > "$sys/kernel/tracing/events/thpnuma/thp_fault/enable"
 	printf '# Available triggers:\n# traceon traceoff snapshot stacktrace enable_event disable_event enable_hist disable_hist hist\n' \
@@ -138,6 +139,14 @@ expect 2 "unexpected argument 'thpnuma'" "load with a stray argument" load thpnu
 expect 2 "unexpected argument 'now'" "unload with a stray argument" unload now
 expect 2 "unexpected argument 'all'" "reset with a stray argument" reset all
 expect 2 "unknown command 'nope'" "help for an unknown command" help nope
+
+# ---- the module's version ----------------------------------------------
+echo 0.0.9 > "$sys/module/thpnuma/version"
+expect 1 "this thpnuma module is version 0.0.9, thpnumactl is test; load the module of thpnumactl's version" \
+	"a module of another version is refused" policy
+expect 1 "load the module of thpnumactl's version" \
+	"stat refuses a module of another version" stat
+echo test > "$sys/module/thpnuma/version"
 
 # ---- help and version ------------------------------------------------
 for c in load unload status policy zone-reclaim scope coverage stat watch hist run tasks task policies reset; do
@@ -738,8 +747,7 @@ expect 1 "the module's histogram layout is not thpnumactl's" \
 cp "$FIXTURES/hist-bad-count.txt" "$dbg/hist"
 expect 1 "count 3 is not the sum of the buckets" "hist refuses a wrong count" hist
 rm "$dbg/hist"
-expect 1 "this thpnuma module has no latency histograms" \
-	"hist on a module without the hist file" hist
+expect 1 "cannot read $dbg/hist" "hist on a module without the hist file" hist
 cp "$FIXTURES/hist-2node.txt" "$dbg/hist"
 
 # ---- watch ----------------------------------------------------------------

@@ -129,6 +129,54 @@ else
 	not_ok "man page: unload --force"
 fi
 
+# The setting choices: the tool's usage text derives them from the
+# module's lists (policy.h); the completion and the man page must offer
+# the same, as bpftool's test_bpftool_synctypes.py checks its own.
+# completions WORDS...: what completing the last (empty) word offers.
+completions() {
+	COMP_WORDS=("$@")
+	COMP_CWORD=$(($# - 1))
+	COMPREPLY=()
+	_thpnumactl
+	echo "${COMPREPLY[*]}"
+}
+for s in policy scope coverage; do
+	choices=$("$THPNUMACTL" $s --help |
+		sed -n "s/^Usage: thpnumactl $s \[\(.*\)\]\$/\1/p" | tr '|' ' ')
+	if [ -z "$choices" ]; then
+		not_ok "thpnumactl $s --help lists the choices"
+		continue
+	fi
+	for words in "$s ''" "load --$s ''"; do
+		eval "got=\$(completions thpnumactl $words)"
+		if [[ "$got" == "$choices" ]]; then
+			ok "completion of '$words' offers the tool's $s choices ($choices)"
+		else
+			not_ok "completion of '$words' offers the tool's $s choices ($choices; got '$got')"
+		fi
+	done
+	# roff: "[\fIa\fR|\fIb\fR]", a hyphen as "\-".
+	man=$(sed -n "s/^\.B $s \\\\fR\[\(.*\)\]\$/\1/p" "$SRC/thpnumactl.8" |
+		sed 's/\\f[IR]//g; s/\\-/-/g' | tr '|' ' ')
+	if [[ "$man" == "$choices" ]]; then
+		ok "man page lists the tool's $s choices"
+	else
+		not_ok "man page lists the tool's $s choices ($choices; got '$man')"
+	fi
+done
+policies=$("$THPNUMACTL" load --help |
+	sed -n 's/^  -p, --policy P *//p' | tr '|' ' ')
+for words in "run --policy ''" "task 412 ''"; do
+	want=$policies
+	[[ $words == task* ]] && want="$policies default"
+	eval "got=\$(completions thpnumactl $words)"
+	if [[ -n "$policies" && "$got" == "$want" ]]; then
+		ok "completion of '$words' offers '$want'"
+	else
+		not_ok "completion of '$words' offers '$want' (got '$got')"
+	fi
+done
+
 # Every command the tool lists is completed and documented.
 commands=$("$THPNUMACTL" --help | awk '/^Commands:/ { on = 1; next }
 	on && NF == 0 { exit } on { print $1 }')
