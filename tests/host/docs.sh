@@ -3,12 +3,7 @@
 # (12288 bytes), every relative link in it to a file that exists, and
 # doc/thpnuma.7 rendered by man without a warning (skipped without man).
 # Prints TAP lines.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-n=0 fails=0 skips=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+. "$(dirname "$0")/tap.sh"
 
 max=12288
 size=$(wc -c < "$top/README.md")
@@ -44,9 +39,6 @@ if command -v man > /dev/null 2>&1; then
 		sed 's/^/# /' "$work/warn"
 	fi
 else
-	skips=$((skips + 1))
-	ok "man -l doc/thpnuma.7 renders without warnings # SKIP man is not installed"
+	skip "man -l doc/thpnuma.7 renders without warnings" "man is not installed"
 fi
-echo "1..$n"
-echo "$((n - fails - skips)) passed, $fails failed, $skips skipped"
-[ "$fails" -eq 0 ]
+tap_finish

@@ -3,12 +3,7 @@
 # exactly what install put there and nothing else. Builds the module for
 # the first pinned kernel whose headers are installed, in a copy of the
 # tree (kbuild writes objects next to the sources). Prints TAP lines.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-n=0 fails=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+. "$(dirname "$0")/tap.sh"
 
 kver=""
 for k in $(sed -n 's/^SUPPORTED_KERNELS := //p' "$top/kernels.mk"); do
@@ -65,4 +60,4 @@ if [ "$left" = "./lib/modules/$kver/extra/other.ko " ]; then
 else
 	not_ok "uninstall removes what install put, and only that (left: $left)"
 fi
-[ "$fails" -eq 0 ]
+tap_finish

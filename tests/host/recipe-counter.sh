@@ -8,45 +8,11 @@
 # kernel and is not checked here; step 3 (thpnumactl.8, README) is text.
 # Prints TAP lines and "N passed, N failed".
 # env: RECIPE_CLI=1 also runs cli.sh there (slower: about two minutes).
-top=$(cd "$(dirname "$0")/../.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/tap.sh"
 tree=$work/tree
 out=$work/out
-n=0 fails=0
-
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-not_ok() {
-	n=$((n + 1)) fails=$((fails + 1))
-	echo "not ok $n - $1"
-}
-# check NAME CMD...: ok if CMD succeeds; its output is shown if not.
-check() {
-	name=$1
-	shift
-	if "$@" > "$work/log" 2>&1; then
-		ok "$name"
-	else
-		not_ok "$name"
-		tail -n 30 "$work/log" | sed 's/^/# /'
-	fi
-}
-finish() {
-	echo "1..$n"
-	echo "$((n - fails)) passed, $fails failed"
-	[ "$fails" -eq 0 ]
-	exit
-}
-
-# The working tree as it is (uncommitted changes too), without build
-# output and caches.
-mkdir "$tree" "$out"
-(cd "$top" && git ls-files -co --exclude-standard -z |
-	grep -zv -e '^build/' -e '^\.cache/' | xargs -0 tar cf - --) |
-	(cd "$tree" && tar xf -)
+copy_tree "$tree"
+mkdir "$out"
 
 # 1. The one line.
 h=$tree/module/counters.h
@@ -63,7 +29,7 @@ if [ "$(diff "$top/module/counters.h" "$h" | grep -c '^[<>]')" -eq 1 ] &&
 	ok "counters.h: one line added to THPNUMA_NODE_COUNTERS"
 else
 	not_ok "counters.h: one line added to THPNUMA_NODE_COUNTERS"
-	finish
+	tap_finish
 fi
 
 # 2. Build what the host tests build (no sanitizers, -O0: this is about
@@ -73,7 +39,7 @@ check "the unit tests, gen_fixtures and thpnumactl build" \
 		SANITIZE= CFLAGS='-O0 -g' '$out/thpnumactl' '$out/test_stats' \
 		'$out/test_hist' '$out/test_orders' '$out/gen_fixtures' &&
 	make -s -C '$tree/tests/host' '$tree/build/host/test_policy'"
-[ -x "$out/test_stats" ] && [ -x "$out/thpnumactl" ] || finish
+[ -x "$out/test_stats" ] && [ -x "$out/thpnumactl" ] || tap_finish
 
 # 3. The tables' own test, the unit tests and the generated fixtures.
 check "test_policy (counter_tables_are_complete)" "$tree/build/host/test_policy"
@@ -179,4 +145,4 @@ else
 	not_ok "no file but counters.h differs from the tree"
 	sed 's/^/# /' "$work/diff" "$work/changed" 2>/dev/null
 fi
-finish
+tap_finish

@@ -14,34 +14,7 @@
 # the module, and the VM tests (make check-vm). A test that spells out the
 # series list is a failure: it would need an edit the recipe does not name.
 # Prints TAP lines and "N passed, N failed, N skipped".
-top=$(cd "$(dirname "$0")/../.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-n=0 fails=0 skips=0
-
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-not_ok() {
-	n=$((n + 1)) fails=$((fails + 1))
-	echo "not ok $n - $1"
-}
-skip() {
-	n=$((n + 1)) skips=$((skips + 1))
-	echo "ok $n - $1 # SKIP $2"
-}
-show() {
-	sed 's/^/# /' "$@"
-}
-
-# copy DIR: the working tree as it is, without build output and caches.
-copy() {
-	mkdir "$1"
-	(cd "$top" && git ls-files -co --exclude-standard -z |
-		grep -zv -e '^build/' -e '^\.cache/' | xargs -0 tar cf - --) |
-		(cd "$1" && tar xf -)
-}
+. "$(dirname "$0")/tap.sh"
 # make_value TREE VAR: VAR as TREE's kernels.mk sets it.
 make_value() {
 	make -s --no-print-directory -f "$1/kernels.mk" \
@@ -69,7 +42,7 @@ old_list=$(echo "$old_series" | sed 's/ /, /g')
 
 # ---- A. a new ABI of a supported series ------------------------------------
 a=$work/a
-copy "$a"
+copy_tree "$a"
 abi=7.3.99+deb13-amd64
 add_kernel "$a" "$abi"
 if [ "$(diff "$top/kernels.mk" "$a/kernels.mk" | grep -c '^[<>]')" -eq 2 ] &&
@@ -103,7 +76,7 @@ fi
 
 # ---- B. a new series --------------------------------------------------------
 b=$work/b
-copy "$b"
+copy_tree "$b"
 # The next minor: version.sh tries the series up to minor 40.
 last=${old_series##* }
 next=${last%.*}.$((${last#*.} + 1))
@@ -171,6 +144,4 @@ else
 	ok "B: no other test spells out the series list"
 fi
 
-echo "1..$n"
-echo "$((n - fails - skips)) passed, $fails failed, $skips skipped"
-[ "$fails" -eq 0 ]
+tap_finish

@@ -6,12 +6,7 @@
 # default: under -Wswitch (from -Wall) even with -Wswitch-enum on: the
 # error is -Werror=switch there, -Werror=switch-enum in a switch with one.
 # Prints TAP lines.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-n=0 fails=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+. "$(dirname "$0")/tap.sh"
 
 mkdir -p "$work/tests/host"
 cp -r "$top/module" "$top/tests/include" "$work/" 2>/dev/null
@@ -46,6 +41,4 @@ else
 	not_ok "a policy without its case fails with a -Wswitch-enum error naming it"
 	sed 's/^/# /' "$work/out" | head -n 20
 fi
-echo "1..$n"
-echo "$((n - fails)) passed, $fails failed"
-[ "$fails" -eq 0 ]
+tap_finish

@@ -5,10 +5,7 @@
 # kbuild stops on its missing copy: -k goes on past that, and only the
 # top-level make's message counts. And every target make help lists has
 # a rule. Prints TAP lines.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-n=0 fails=0
+. "$(dirname "$0")/tap.sh"
 for target in trace-demo-initramfs demo-initramfs guest-bin userspace; do
 	n=$((n + 1))
 	make -n -k -C "$top" BUILD="$work/build" "$target" > "$work/out" 2>&1
@@ -40,6 +37,4 @@ else
 	echo "not ok $n - make help lists the user targets"
 	sed 's/^/# /' "$work/help"
 fi
-echo "1..$n"
-echo "$((n - fails)) passed, $fails failed"
-[ "$fails" -eq 0 ]
+tap_finish
