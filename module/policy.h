@@ -22,7 +22,7 @@ typedef uint32_t u32;
  * Each list below is written once, as EM()/EMe() entries (counters.h): the
  * enum, its names array, the trace event's symbols and thpnumactl's usage
  * text derive from it, and a switch over the enum has no default:, so
- * that the build (-Werror=switch-enum) names a case a new entry lacks.
+ * that the build (-Werror=switch) names a case a new entry lacks.
  */
 
 /* The policies: the policy setting, the tasks file and the trace event. */
