@@ -92,10 +92,18 @@ mkdir -p /tmp/thp-tmpfs && mount -t tmpfs -o huge=advise thp /tmp/thp-tmpfs
 thpnuma_unload 2>/dev/null
 # Two runs without the module: a verdict that differs between them is the
 # test's own flakiness under TCG, not something the module can be held to.
+# Nor is a failure that both runs share (on a busy host 7.3's
+# split_huge_page_test bailed out twice, "Still AnonHugePages not split"):
+# the module must keep what passes, so a failure, and the exit code and
+# totals of a run that failed, are left out of the stable verdicts.
 run_all absent
 run_all absent2
 for t in $tests; do
-	grep -Fxf $out/absent2.$t.v $out/absent.$t.v > $out/stable.$t.v
+	_failed='^(not ok .*|.*: Fail)$'
+	if [ "$(cat $out/absent.$t.rc)" != 0 ] || [ "$(cat $out/absent2.$t.rc)" != 0 ]; then
+		_failed='^(not ok .*|.*: Fail|rc=.*|Totals: .*)$'
+	fi
+	grep -Fxf $out/absent2.$t.v $out/absent.$t.v | grep -Ev "$_failed" > $out/stable.$t.v
 	diag "$t without the module: $(tr '\n' ';' < $out/absent.$t.v)"
 	grep -Fxvf $out/absent2.$t.v $out/absent.$t.v | sed "s/^/# $t: unstable without the module: /"
 done
