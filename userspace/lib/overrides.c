@@ -10,7 +10,11 @@
 #include "stats.h"
 #include "text.h"
 
-/* Undo seq_escape()'s \ooo octal escapes; -EINVAL on a bad escape. */
+/*
+ * Undo seq_escape()'s \ooo octal escapes. The module escapes every
+ * control character, space and backslash: -EINVAL on a bad escape or on
+ * a control character that arrives raw.
+ */
 static int unescape(const char *in, char *out, size_t len)
 {
 	size_t o = 0;
@@ -18,6 +22,8 @@ static int unescape(const char *in, char *out, size_t len)
 	while (*in) {
 		char c = *in++;
 
+		if ((unsigned char)c < 0x20 || c == 0x7f)
+			return -EINVAL;
 		if (c == '\\') {
 			if (in[0] < '0' || in[0] > '3' || in[1] < '0' ||
 			    in[1] > '7' || in[2] < '0' || in[2] > '7')
@@ -40,11 +46,7 @@ static int parse_task_line(char *line, struct task_entry *t, char *err,
 	char *w[4];
 	uint64_t v;
 
-	/*
-	 * Spaces and tabs only: older modules escaped nothing but space, tab,
-	 * newline and backslash, so a command name can hold a raw '\r'.
-	 */
-	if (split_fields_at(line, " \t", w, 4) != 4) {
+	if (split_fields(line, w, 4) != 4) {
 		set_error(err, errlen, "line %u: expected 4 fields", lineno);
 		return -EINVAL;
 	}
@@ -98,36 +100,6 @@ static int add_task_line(char *line, unsigned int lineno, void *arg)
 	return 0;
 }
 
-/*
- * for_each_line() without its cut at '\r': only '\n' ends a line (the
- * module escapes it in names), and only the line's last byte may be a
- * CRLF's '\r'.
- */
-static int for_each_task_line(const char *text, struct parse_ctx *ctx)
-{
-	char *copy = strdup(text), *line, *next;
-	unsigned int lineno = 0;
-	size_t len;
-	int ret = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	for (line = copy; line && !ret; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		lineno++;
-		len = strlen(line);
-		if (len && line[len - 1] == '\r')
-			line[len - 1] = '\0';
-		if (line[strspn(line, " \t")] == '\0')
-			continue;
-		ret = add_task_line(line, lineno, ctx);
-	}
-	free(copy);
-	return ret;
-}
-
 int tasks_parse(const char *text, struct task_list *tl, char *err,
 		size_t errlen)
 {
@@ -136,7 +108,7 @@ int tasks_parse(const char *text, struct task_list *tl, char *err,
 
 	tl->nr = 0;
 	tl->tasks = NULL;
-	ret = for_each_task_line(text, &ctx);
+	ret = for_each_line(text, add_task_line, &ctx);
 	if (ret) {
 		if (ret == -ENOMEM)
 			set_error(err, errlen, "out of memory");

@@ -81,7 +81,8 @@ static void print_node_memory(const char *online)
 /*
  * unmatched_thp_calls: hooked calls of THP orders that came from no known
  * fault path (a livepatched or unknown caller), whose faults bypassed the
- * policy. Older modules lack the line. Returns 0 or an exit status.
+ * policy. status describes a module of another version too, which may
+ * lack the line. Returns 0 or an exit status.
  */
 #define UNMATCHED_KEY	"unmatched_thp_calls"
 

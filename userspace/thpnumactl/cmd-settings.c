@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "thpnumactl.h"
 
 /* The setting a command is named after: "zone-reclaim" is zone_reclaim. */
@@ -30,19 +29,15 @@ static const struct thpnuma_setting *command_setting(const struct command *cmd)
 }
 
 /*
- * What the module's file shows: the parameter ("b", or "5") or the
- * debugfs file ("a [b] c", or "5"), as the command prints it ("b", or
- * "5 (reclaim,swap)"); -EINVAL if it shows something else.
+ * What the parameter shows ("b", or "5"), as the command prints it ("b",
+ * or "5 (reclaim,swap)"); -EINVAL if it shows something else.
  */
-static int format_file_value(const struct thpnuma_setting *s,
-			     const char *line, char *buf, size_t len,
-			     bool debugfs)
+static int format_param_value(const struct thpnuma_setting *s,
+			      const char *line, char *buf, size_t len)
 {
 	unsigned long value;
 	char *end;
 
-	if (s->choices && debugfs)
-		return bracketed_choice(line, buf, len);
 	if (s->choices) {
 		if (lookup_name(line, s->choices, s->nr_choices) < 0 ||
 		    strlen(line) >= len)
@@ -84,17 +79,15 @@ static void note_unused_zone_reclaim(const struct thpnuma_setting *s,
 }
 
 /*
- * The module parameter first: it works without debugfs, under kernel
- * lockdown, and reads need no root. The debugfs file is for a module
- * whose parameters are read-only (an older build) or missing.
+ * The module parameter: it works without debugfs, under kernel lockdown,
+ * and reads need no root.
  */
 static int do_setting(const struct command *cmd, int argc, char *argv[])
 {
 	const struct thpnuma_setting *s = command_setting(cmd);
-	char param[PATH_MAX], path[PATH_MAX], line[256], text[64];
+	char param[PATH_MAX], line[256], text[64];
 	const char *wanted = NULL;
 	unsigned int bits = 0;
-	bool debugfs = false;
 	int ret;
 
 	ret = parse_no_options(cmd, argc, argv, 1);
@@ -114,22 +107,12 @@ static int do_setting(const struct command *cmd, int argc, char *argv[])
 		return ret;
 	snprintf(param, sizeof(param), "%s/" PARAMS_DIR "/%s", sysfs_root(),
 		 s->name);
-	snprintf(path, sizeof(path), "%s", param);
 	if (wanted) {
 		if (s->choices)
 			snprintf(text, sizeof(text), "%s", wanted);
 		else
 			snprintf(text, sizeof(text), "%u", bits);
 		ret = write_value(param, text);
-		/* Read-only parameter (EACCES for root too) or none: debugfs. */
-		if (ret == -ENOENT || (ret == -EACCES && geteuid() == 0)) {
-			debugfs = true;
-			ret = ensure_debugfs();
-			if (ret)
-				return ret;
-			debugfs_path(path, sizeof(path), s->name);
-			ret = write_value(path, text);
-		}
 		if (ret == -EINVAL) {
 			if (s->choices)
 				error("the module refused %s '%s'", s->name,
@@ -139,10 +122,8 @@ static int do_setting(const struct command *cmd, int argc, char *argv[])
 				      text);
 			return EXIT_FAIL;
 		}
-		if (ret && debugfs)
-			return debugfs_failure("change", s->name, -ret);
 		if (ret)
-			return sysfs_failure("change", path, -ret);
+			return sysfs_failure("change", param, -ret);
 		/* The write was accepted whole: that is the new value. */
 		if (!s->choices)
 			format_zone_reclaim(text, sizeof(text), bits);
@@ -151,32 +132,20 @@ static int do_setting(const struct command *cmd, int argc, char *argv[])
 		return EXIT_OK;
 	}
 	ret = read_line(param, line, sizeof(line));
-	if (ret == -ENOENT) {
-		debugfs = true;
-		ret = ensure_debugfs();
-		if (ret)
-			return ret;
-		debugfs_path(path, sizeof(path), s->name);
-		ret = read_line(path, line, sizeof(line));
-		if (ret)
-			return debugfs_failure("read", s->name, -ret);
-	} else if (ret) {
+	if (ret)
 		return sysfs_failure("read", param, -ret);
-	}
-	if (format_file_value(s, line, text, sizeof(text), debugfs)) {
-		error("unexpected contents in %s: '%s'", path, line);
+	if (format_param_value(s, line, text, sizeof(text))) {
+		error("unexpected contents in %s: '%s'", param, line);
 		return EXIT_FAIL;
 	}
 	printf("%s\n", text);
 	return EXIT_OK;
 }
 
-/* /sys/kernel/thpnuma/reset, or debugfs' reset for an older module. */
+/* /sys/kernel/thpnuma/reset, which kernel lockdown leaves usable. */
 static int do_reset(const struct command *cmd, int argc, char *argv[])
 {
-	char sysfs[PATH_MAX], debugfs[PATH_MAX];
-	const char *const paths[] = { sysfs, debugfs };
-	unsigned int used;
+	char path[PATH_MAX];
 	int ret;
 
 	ret = parse_no_options(cmd, argc, argv, 0);
@@ -185,18 +154,10 @@ static int do_reset(const struct command *cmd, int argc, char *argv[])
 	ret = ensure_module();
 	if (ret)
 		return ret;
-	sysfs_path(sysfs, sizeof(sysfs), CONTROL_DIR "/reset");
-	debugfs_path(debugfs, sizeof(debugfs), "reset");
-	if (access(sysfs, F_OK)) {
-		ret = ensure_debugfs();
-		if (ret)
-			return ret;
-	}
-	ret = write_first(paths, 2, "1", &used);
-	if (ret && used == 1)
-		return debugfs_failure("write", "reset", -ret);
+	sysfs_path(path, sizeof(path), CONTROL_DIR "/reset");
+	ret = write_value(path, "1");
 	if (ret)
-		return sysfs_failure("write", sysfs, -ret);
+		return sysfs_failure("write", path, -ret);
 	printf("counters reset\n");
 	return EXIT_OK;
 }

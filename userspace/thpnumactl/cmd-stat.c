@@ -30,36 +30,24 @@ static int read_stats(struct thpnuma_stats *st)
 	return ret ? debugfs_parse_failure("stats", reason) : 0;
 }
 
-/* What stat shows: the stats file and, if the module has it, orders. */
+/* What stat shows: the stats file and the orders file. */
 struct stat_report {
 	struct thpnuma_stats st;
-	bool have_orders;
 	struct thpnuma_orders orders;
 };
 
-/*
- * The orders file, parsed. A module older than the file has none, and
- * stat shows what it did before. Returns 0, or an exit status after a
- * message.
- */
+/* The orders file, parsed. Returns 0, or an exit status after a message. */
 static int read_orders(struct stat_report *sr)
 {
-	char path[PATH_MAX], reason[256], *text;
+	char reason[256], *text;
 	int ret;
 
-	sr->have_orders = false;
-	debugfs_path(path, sizeof(path), "orders");
-	if (access(path, F_OK) && errno == ENOENT)
-		return 0;
 	ret = read_debugfs("orders", &text);
 	if (ret)
 		return ret;
 	ret = orders_parse(text, &sr->orders, reason, sizeof(reason));
 	free(text);
-	if (ret)
-		return debugfs_parse_failure("orders", reason);
-	sr->have_orders = true;
-	return 0;
+	return ret ? debugfs_parse_failure("orders", reason) : 0;
 }
 
 /* Look up @key in the version file's "key value" lines; "unknown" if absent. */
@@ -131,8 +119,7 @@ static int write_prometheus(FILE *out, const struct stat_report *sr)
 	int ret;
 
 	stats_write_prometheus(out, &sr->st);
-	if (sr->have_orders)
-		orders_write_prometheus(out, &sr->orders);
+	orders_write_prometheus(out, &sr->orders);
 	write_info_metric(out);
 	/* A module older than the policies file has no totals to export. */
 	debugfs_path(path, sizeof(path), "policies");
@@ -152,8 +139,7 @@ static void write_json(FILE *out, const struct stat_report *sr)
 
 	json_begin(&j, out, JSON_SPACED, true);
 	stats_write_json_members(&j, &sr->st);
-	if (sr->have_orders)
-		orders_write_json(&j, &sr->orders);
+	orders_write_json(&j, &sr->orders);
 	json_end(&j);
 }
 
@@ -169,10 +155,8 @@ static int write_stats(FILE *out, const struct report_options *ro,
 		return EXIT_OK;
 	}
 	stats_write_table(out, &sr->st, ro->node < 0);
-	if (sr->have_orders) {
-		fputc('\n', out);
-		orders_write_table(out, &sr->orders);
-	}
+	fputc('\n', out);
+	orders_write_table(out, &sr->orders);
 	return EXIT_OK;
 }
 
@@ -194,8 +178,7 @@ static int stats_select(void *data, int node)
 {
 	struct stat_report *sr = data;
 
-	if (sr->have_orders)
-		orders_select_node(&sr->orders, node);
+	orders_select_node(&sr->orders, node);
 	return stats_select_node(&sr->st, node);
 }
 
@@ -204,8 +187,7 @@ static void stats_release(void *data)
 	struct stat_report *sr = data;
 
 	stats_free(&sr->st);
-	if (sr->have_orders)
-		orders_free(&sr->orders);
+	orders_free(&sr->orders);
 }
 
 static int do_stat(const struct command *cmd, int argc, char *argv[])
@@ -400,10 +382,10 @@ const struct command cmd_stat = {
 	"stat [-n NODE] [--json | --prometheus] [-o FILE]\n"
 	"Counters per node (columns) with a Total column and the local,\n"
 	"remote and fallback shares and average allocation time (in\n"
-	"microseconds). Then, if the module counts them, the outcomes per THP\n"
-	"kind and size (\"anon 2048kB\"), summed over the nodes shown; JSON\n"
-	"and Prometheus give them per node. --prometheus adds thpnuma_info\n"
-	"(version and settings as labels) and the per-policy totals.\n\n"
+	"microseconds). Then the outcomes per THP kind and size\n"
+	"(\"anon 2048kB\"), summed over the nodes shown; JSON and Prometheus\n"
+	"give them per node. --prometheus adds thpnuma_info (version and\n"
+	"settings as labels) and the per-policy totals.\n\n"
 	"  -n, --node NODE    only this node\n"
 	"      --json         one JSON object\n"
 	"      --prometheus   Prometheus text format (node_exporter textfile)\n"

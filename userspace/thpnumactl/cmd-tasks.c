@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include "overrides.h"
 #include "thpnumactl.h"
@@ -34,16 +33,13 @@ static int parse_pid(const char *text, int *pid)
 
 /*
  * Write "PID POLICY [BITS]" or "PID default" to /sys/kernel/thpnuma/tasks,
- * which kernel lockdown leaves usable, or to debugfs' tasks file for an
- * older module. @zone_reclaim < 0: the override follows the global
- * zone_reclaim.
+ * which kernel lockdown leaves usable. @zone_reclaim < 0: the override
+ * follows the global zone_reclaim.
  */
 static int write_override(int pid, const char *policy, int zone_reclaim)
 {
-	char sysfs[PATH_MAX], debugfs[PATH_MAX], path[PATH_MAX];
-	const char *const paths[] = { sysfs, debugfs };
+	char tasks[PATH_MAX], path[PATH_MAX];
 	char line[64], max[32];
-	unsigned int used;
 	int ret;
 
 	if (zone_reclaim >= 0)
@@ -51,14 +47,8 @@ static int write_override(int pid, const char *policy, int zone_reclaim)
 			 zone_reclaim);
 	else
 		snprintf(line, sizeof(line), "%d %s", pid, policy);
-	sysfs_path(sysfs, sizeof(sysfs), CONTROL_DIR "/tasks");
-	debugfs_path(debugfs, sizeof(debugfs), "tasks");
-	if (access(sysfs, F_OK)) {
-		ret = ensure_debugfs();
-		if (ret)
-			return ret;
-	}
-	ret = write_first(paths, 2, line, &used);
+	sysfs_path(tasks, sizeof(tasks), CONTROL_DIR "/tasks");
+	ret = write_value(tasks, line);
 	switch (-ret) {
 	case 0:
 		return EXIT_OK;
@@ -78,32 +68,17 @@ static int write_override(int pid, const char *policy, int zone_reclaim)
 		      line, pid);
 		return EXIT_FAIL;
 	default:
-		if (used == 1)
-			return debugfs_failure("write", "tasks", -ret);
-		return sysfs_failure("write", sysfs, -ret);
+		return sysfs_failure("write", tasks, -ret);
 	}
 }
 
-/*
- * With debugfs disabled: /sys/kernel/thpnuma/tasks, in the format of
- * debugfs' file, which a module older than it keeps write-only.
- */
-static int read_sysfs_tasks(struct task_list *tl, const char *why)
+/* With debugfs disabled: /sys/kernel/thpnuma/tasks, in the same format. */
+static int read_sysfs_tasks(struct task_list *tl)
 {
 	char path[PATH_MAX], reason[256], *text;
-	struct stat st;
 	int ret;
 
 	sysfs_path(path, sizeof(path), CONTROL_DIR "/tasks");
-	if (stat(path, &st))
-		return sysfs_failure("read", path, errno);
-	/* Root could read a plain 0200 file; the kernel's refuses anyway. */
-	if (!(st.st_mode & 0444)) {
-		error("cannot list the overrides: debugfs is disabled (%s) and this " MODULE_NAME
-		      " module's %s is write-only (a module older than " PROG ")",
-		      why, path);
-		return EXIT_FAIL;
-	}
 	text = read_text(path);
 	if (!text)
 		return sysfs_failure("read", path, errno);
@@ -118,32 +93,25 @@ static int read_sysfs_tasks(struct task_list *tl, const char *why)
 
 /*
  * The overrides, parsed, from the read-only twin of the tasks file, which
- * lockdown leaves readable, or from tasks itself on a module without it;
- * from sysfs when the kernel has debugfs disabled.
+ * lockdown leaves readable; from sysfs when the kernel has debugfs
+ * disabled.
  */
 int read_overrides(struct task_list *tl)
 {
-	const char *file = "overrides";
-	char reason[256], path[PATH_MAX], *text;
+	char reason[256], *text;
 	int ret;
 
 	ret = reach_debugfs(reason, sizeof(reason));
 	if (ret == DEBUGFS_DISABLED)
-		return read_sysfs_tasks(tl, reason);
+		return read_sysfs_tasks(tl);
 	if (ret)
 		return ret;
-	debugfs_path(path, sizeof(path), file);
-	text = read_text(path);
-	if (!text && errno == ENOENT)
-		file = "tasks";
-	if (!text) {
-		ret = read_debugfs(file, &text);
-		if (ret)
-			return ret;
-	}
+	ret = read_debugfs("overrides", &text);
+	if (ret)
+		return ret;
 	ret = tasks_parse(text, tl, reason, sizeof(reason));
 	free(text);
-	return ret ? debugfs_parse_failure(file, reason) : 0;
+	return ret ? debugfs_parse_failure("overrides", reason) : 0;
 }
 
 /* The same for the policies file. */

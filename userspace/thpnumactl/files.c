@@ -159,19 +159,6 @@ bool lockdown_active(char *buf, size_t len)
 	return strcmp(buf, "none") != 0;
 }
 
-int write_first(const char *const *paths, unsigned int nr, const char *value,
-		unsigned int *used)
-{
-	int ret = -ENOENT;
-
-	for (*used = 0; *used < nr; (*used)++) {
-		ret = write_value(paths[*used], value);
-		if (ret != -ENOENT || *used == nr - 1)
-			break;
-	}
-	return ret;
-}
-
 /* Whether the running kernel registered debugfs at all. */
 static bool debugfs_registered(void)
 {

@@ -145,12 +145,6 @@ int read_param(const char *name, char *buf, size_t len);
  */
 bool lockdown_active(char *buf, size_t len);
 /*
- * Write @value to the first of @paths that exists (the sysfs file, then
- * its debugfs twin). *@used is the index of the path tried last.
- */
-int write_first(const char *const *paths, unsigned int nr, const char *value,
-		unsigned int *used);
-/*
  * Whether this kernel has debugfs disabled: debugfs=off or =no-mount on
  * its command line (named in @why), or no debugfs among its filesystems.
  */
@@ -258,9 +252,9 @@ struct task_list;
 /* The policies file, parsed; 0 or an exit status after a message. */
 int read_policies(struct policy_table *pt);
 /*
- * The per-process overrides: debugfs' overrides (or tasks) file, or, when
- * the kernel has debugfs disabled, /sys/kernel/thpnuma/tasks. Returns 0
- * or an exit status after a message.
+ * The per-process overrides: debugfs' overrides file, or, when the kernel
+ * has debugfs disabled, /sys/kernel/thpnuma/tasks. Returns 0 or an exit
+ * status after a message.
  */
 int read_overrides(struct task_list *tl);
 

@@ -659,16 +659,25 @@ TEST(escape_text_for_tables)
 	EXPECT_STREQ("ab", out);
 }
 
-/* The module escapes " \t\n\\"; a raw '\r' or high byte is part of the name. */
+/*
+ * The module escapes every control character, space and backslash; a high
+ * byte is part of the name, a raw control character is not its format.
+ */
 TEST(tasks_parse_hostile_names)
 {
+	static const char *const raw[] = {
+		"6 x\ry strict-local 3\n",
+		"6 x\ty strict-local 3\n",
+		"6 x\001y strict-local 3\n",
+		"6 x\x7fy strict-local 3\n",
+	};
 	struct task_list tl;
 	char err[128], *text = NULL;
 	size_t len = 0;
 	FILE *mem;
 
 	ASSERT_EQ(0, tasks_parse("5 a\\011b\\012c\\134\\040d kernel -\n"
-				 "6 x\ry\xff\x80 strict-local 3\n"
+				 "6 x\\015y\xff\x80 strict-local 3\n"
 				 "7 \\012412\\040fake\\040kernel kernel -\r\n",
 				 &tl, err, sizeof(err)));
 	ASSERT_EQ(3, tl.nr);
@@ -688,6 +697,8 @@ TEST(tasks_parse_hostile_names)
 	tasks_free(&tl);
 	EXPECT_EQ(-EINVAL, tasks_parse("5 a\\9 kernel -\n", &tl, err,
 				       sizeof(err)));
+	for (unsigned int i = 0; i < ARRAY_SIZE(raw); i++)
+		EXPECT_EQ(-EINVAL, tasks_parse(raw[i], &tl, err, sizeof(err)));
 }
 
 TEST(prometheus_label_values)
