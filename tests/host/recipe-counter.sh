@@ -100,6 +100,7 @@ mkdir -p "$dbg" "$work/sys"
 cp "$fx/good-2node-orders.txt" "$dbg/stats"
 cp "$fx/orders-2node.txt" "$dbg/orders"
 cp "$fx/hist-2node.txt" "$dbg/hist"
+cp "$fx/policies.txt" "$dbg/policies"
 ctl_stat() {
 	THPNUMACTL_DEBUGFS=$dbg THPNUMACTL_SYSFS=$work/sys "$out/thpnumactl" \
 		stat "$@" > "$work/stat.out" 2> "$work/stat.err"

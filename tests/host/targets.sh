@@ -18,7 +18,8 @@ for target in trace-demo-initramfs demo-initramfs guest-bin userspace; do
 	fi
 done
 # Every target make help lists has a rule.
-make -s -C "$top" help > "$work/help" 2>&1
+# Under make check-host MAKEFLAGS carry -w: no "Entering directory" lines.
+make -s --no-print-directory -C "$top" help 2>&1 | grep '^  [a-z]' > "$work/help"
 make -pRrq -C "$top" BUILD="$work/build" : > "$work/db" 2>/dev/null
 for target in $(awk '{ print $1 }' "$work/help"); do
 	n=$((n + 1))

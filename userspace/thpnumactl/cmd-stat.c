@@ -115,16 +115,11 @@ static void write_info_metric(FILE *out)
 static int write_prometheus(FILE *out, const struct stat_report *sr)
 {
 	struct policy_table pt;
-	char path[PATH_MAX];
 	int ret;
 
 	stats_write_prometheus(out, &sr->st);
 	orders_write_prometheus(out, &sr->orders);
 	write_info_metric(out);
-	/* A module older than the policies file has no totals to export. */
-	debugfs_path(path, sizeof(path), "policies");
-	if (access(path, F_OK) && errno == ENOENT)
-		return EXIT_OK;
 	ret = read_policies(&pt);
 	if (ret)
 		return ret;
