@@ -67,8 +67,8 @@ static int fault_on_node0(void)
 /* Nodes an event's allocation tried: the local one, then a remote one. */
 static unsigned int nodes_tried(const struct fault_event *e)
 {
-	if (!strcmp(e->action, "local-then-remote") &&
-	    strcmp(e->local_attempt, "succeeded"))
+	if (!strcmp(e->action, ACTION_NAME(LOCAL_THEN_REMOTE)) &&
+	    strcmp(e->local_attempt, LOCAL_NAME(SUCCEEDED)))
 		return 2;
 	return 1;
 }
@@ -100,7 +100,7 @@ static int fault_pass(const char *spec, int kb_a, int kb_b, struct pass *r)
 	for (long i = 0; i < r->nr; i++) {
 		const struct fault_event *e = &ev[i];
 
-		if (!strcmp(e->action, "passthrough"))
+		if (!strcmp(e->action, ACTION_NAME(PASSTHROUGH)))
 			continue;
 		r->stalls += e->reclaim_stall;
 		if (e->reclaim_stall > r->worst)

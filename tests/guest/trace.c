@@ -149,46 +149,46 @@ static long stat_sum(const struct run *r, int c)
 static void expect_consistent(struct __test_metadata *_metadata,
 			      const struct run *r)
 {
-	long decided = r->nr - count_events(r, "passthrough", NULL);
+	long decided = r->nr - count_events(r, ACTION_NAME(PASSTHROUGH), NULL);
 	long counted_passthrough = 0;
 
 	TH_LOG("%ld events, %ld lost: local %ld remote %ld fallback %ld passthrough %ld; vmstat thp_fault_alloc %ld thp_fault_fallback %ld",
-	       r->nr, r->lost, count_events(r, NULL, "local"),
-	       count_events(r, NULL, "remote"), count_events(r, NULL, "fallback"),
+	       r->nr, r->lost, count_events(r, NULL, RESULT_NAME(LOCAL)),
+	       count_events(r, NULL, RESULT_NAME(REMOTE)), count_events(r, NULL, RESULT_NAME(FALLBACK)),
 	       r->nr - decided, r->alloc, r->fallback);
 	EXPECT_EQ(0, r->lost);
 	for (int i = 0; i < r->nr; i++) {
 		const struct fault_event *e = &r->ev[i];
 
 		EXPECT_EQ(9, e->order);
-		if (!strcmp(e->result, "local")) {
+		if (!strcmp(e->result, RESULT_NAME(LOCAL))) {
 			EXPECT_EQ(e->node, e->nid);
-		} else if (!strcmp(e->result, "remote")) {
+		} else if (!strcmp(e->result, RESULT_NAME(REMOTE))) {
 			EXPECT_TRUE(e->nid >= 0 && e->nid != e->node);
 		} else {
 			EXPECT_EQ(-1, e->nid);
 		}
-		if (!strcmp(e->action, "passthrough")) {
+		if (!strcmp(e->action, ACTION_NAME(PASSTHROUGH))) {
 			EXPECT_STREQ("-", e->result);
 			EXPECT_STRNE("-", e->reason);
-			counted_passthrough += strcmp(e->reason, "scope") != 0;
+			counted_passthrough += strcmp(e->reason, REASON_NAME(SCOPE)) != 0;
 			continue;
 		}
 		EXPECT_STREQ("-", e->reason);
 		EXPECT_STREQ(e->policy, e->action);
 		EXPECT_STRNE("-", e->result);
-		if (!strcmp(e->action, "kernel")) {
-			EXPECT_STREQ("none", e->local_attempt);
-		} else if (!strcmp(e->result, "local")) {
-			EXPECT_STREQ("succeeded", e->local_attempt);
+		if (!strcmp(e->action, ACTION_NAME(COUNT_ONLY))) {
+			EXPECT_STREQ(LOCAL_NAME(NOT_RUN), e->local_attempt);
+		} else if (!strcmp(e->result, RESULT_NAME(LOCAL))) {
+			EXPECT_STREQ(LOCAL_NAME(SUCCEEDED), e->local_attempt);
 		} else {
-			EXPECT_STREQ("failed", e->local_attempt);
+			EXPECT_STREQ(LOCAL_NAME(FAILED), e->local_attempt);
 		}
 		EXPECT_LE(e->compact_success, e->compact_stall);
 	}
-	EXPECT_EQ(stat_sum(r, THPNUMA_THP_LOCAL), count_events(r, NULL, "local"));
-	EXPECT_EQ(stat_sum(r, THPNUMA_THP_REMOTE), count_events(r, NULL, "remote"));
-	EXPECT_EQ(stat_sum(r, THPNUMA_THP_FALLBACK), count_events(r, NULL, "fallback"));
+	EXPECT_EQ(stat_sum(r, THPNUMA_THP_LOCAL), count_events(r, NULL, RESULT_NAME(LOCAL)));
+	EXPECT_EQ(stat_sum(r, THPNUMA_THP_REMOTE), count_events(r, NULL, RESULT_NAME(REMOTE)));
+	EXPECT_EQ(stat_sum(r, THPNUMA_THP_FALLBACK), count_events(r, NULL, RESULT_NAME(FALLBACK)));
 	EXPECT_EQ(stat_sum(r, THPNUMA_PASSTHROUGH), counted_passthrough);
 	EXPECT_EQ(stat_sum(r, THPNUMA_COMPACT_STALL), EVENT_SUM(r, compact_stall));
 	EXPECT_EQ(stat_sum(r, THPNUMA_COMPACT_SUCCESS), EVENT_SUM(r, compact_success));
@@ -198,7 +198,7 @@ static void expect_consistent(struct __test_metadata *_metadata,
 	/* Every THP fault was one event: the kernel counted each once. */
 	EXPECT_EQ(r->alloc + r->fallback, r->nr);
 	if (decided == r->nr)
-		EXPECT_EQ(r->fallback, count_events(r, NULL, "fallback"));
+		EXPECT_EQ(r->fallback, count_events(r, NULL, RESULT_NAME(FALLBACK)));
 	EXPECT_EQ(0, read_probe_missed());
 
 	EXPECT_TRUE(r->hist_header_ok);
@@ -237,7 +237,7 @@ static void expect_passed_through(struct __test_metadata *_metadata,
 	expect_consistent(_metadata, r);
 	expect_own_faults(_metadata, r, policy, zone_reclaim, 0);
 	EXPECT_EQ(REGION_THPS, r->nr);
-	EXPECT_EQ(r->nr, count_events(r, "passthrough", "-"));
+	EXPECT_EQ(r->nr, count_events(r, ACTION_NAME(PASSTHROUGH), RESULT_NAME(NONE)));
 	for (int i = 0; i < r->nr; i++)
 		EXPECT_STREQ(reason, r->ev[i].reason);
 }
@@ -299,7 +299,7 @@ TEST_F_TIMEOUT(trace, free_node, 120)
 	expect_consistent(_metadata, r);
 	expect_own_faults(_metadata, r, variant->policy, variant->zone_reclaim, 0);
 	EXPECT_EQ(REGION_THPS, r->nr);
-	EXPECT_EQ(r->nr, count_events(r, variant->policy, "local"));
+	EXPECT_EQ(r->nr, count_events(r, variant->policy, RESULT_NAME(LOCAL)));
 }
 
 TEST_F_TIMEOUT(trace, full_node, 600)
@@ -319,7 +319,7 @@ TEST_F_TIMEOUT(trace, full_node, 600)
 		const struct fault_event *e = &r->ev[i];
 
 		if (!strcmp(variant->policy, "strict-local"))
-			EXPECT_STRNE("remote", e->result);
+			EXPECT_STRNE(RESULT_NAME(REMOTE), e->result);
 		if (!strcmp(variant->policy, "local-then-remote") &&
 		    !variant->zone_reclaim)
 			EXPECT_EQ(0ULL, e->reclaim_stall);
@@ -348,7 +348,7 @@ TEST_F_TIMEOUT(trace, mempolicy_is_passthrough, 120)
 	ASSERT_EQ(0, traced_fault(r, REGION, MADV_HUGEPAGE));
 	set_mempolicy_nodes(MPOL_DEFAULT, 0);
 	expect_passed_through(_metadata, r, variant->policy,
-			      variant->zone_reclaim, "mempolicy");
+			      variant->zone_reclaim, REASON_NAME(MEMPOLICY));
 }
 
 TEST_F_TIMEOUT(trace, cpuset_is_passthrough, 120)
@@ -362,7 +362,7 @@ TEST_F_TIMEOUT(trace, cpuset_is_passthrough, 120)
 	ASSERT_EQ(0, traced_fault(r, REGION, MADV_HUGEPAGE));
 	cpuset_leave("thpnuma-trace");
 	expect_passed_through(_metadata, r, variant->policy,
-			      variant->zone_reclaim, "cpuset");
+			      variant->zone_reclaim, REASON_NAME(CPUSET));
 }
 
 /* scope=madvise: unadvised THP faults are traced, and not counted. */
@@ -374,7 +374,7 @@ TEST_F_TIMEOUT(trace, out_of_scope_is_traced, 120)
 	ASSERT_EQ(0, write_file(THPNUMA_DEBUGFS "/scope", "madvise"));
 	ASSERT_EQ(0, traced_fault(r, REGION, 0));
 	expect_passed_through(_metadata, r, variant->policy,
-			      variant->zone_reclaim, "scope");
+			      variant->zone_reclaim, REASON_NAME(SCOPE));
 }
 
 /* A per-process override decides, and its event says so. */
@@ -393,7 +393,7 @@ TEST_F_TIMEOUT(trace, override_decides, 120)
 	expect_consistent(_metadata, r);
 	expect_own_faults(_metadata, r, other, 1, 1);
 	EXPECT_EQ(REGION_THPS, r->nr);
-	EXPECT_EQ(r->nr, count_events(r, other, "local"));
+	EXPECT_EQ(r->nr, count_events(r, other, RESULT_NAME(LOCAL)));
 }
 
 /*

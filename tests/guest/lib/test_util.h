@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "counters.h"
+#include "policy.h"
 #include "stats.h"
 #include "orders.h"
 #include "memory.h"
@@ -210,6 +211,12 @@ struct fault_event {
 	unsigned long long compact_stall, compact_success, reclaim_stall;
 	unsigned long long reclaim_pages, alloc_ns;
 };
+
+/* The event's names for the values of policy.h's lists. */
+#define ACTION_NAME(a)	thpnuma_action_names[THPNUMA_ACT_##a]
+#define REASON_NAME(r)	thpnuma_passthrough_reason_names[THPNUMA_PT_##r]
+#define RESULT_NAME(r)	thpnuma_fault_result_names[THPNUMA_RESULT_##r]
+#define LOCAL_NAME(l)	thpnuma_local_attempt_names[THPNUMA_LOCAL_##l]
 
 /* 1: @line is an event, parsed; 0: it is not one; -1: malformed. */
 int parse_fault_event(const char *line, struct fault_event *e);
