@@ -88,16 +88,29 @@ static void kernel_counters(long *vm, long *mthp)
 				    mthp_names[i]);
 }
 
+/* Our two files at the start and at the end, read raw. */
+static char module_text[2][2][1 << 16];
+
+static void read_module_text(char text[2][1 << 16])
+{
+	if (read_file(THPNUMA_DEBUGFS "/stats", text[0], sizeof(text[0])) < 0)
+		text[0][0] = '\0';
+	if (read_file(THPNUMA_DEBUGFS "/orders", text[1], sizeof(text[1])) < 0)
+		text[1][0] = '\0';
+}
+
 /*
  * The kernel's counters are read innermost, so both windows hold the same
- * faults: those of the region and, after warm_up(), no others.
+ * faults: those of the region and, after warm_up(), no others. Our files
+ * are parsed after the last read: parsing callocs tables, and a heap page
+ * of ours faulted between two reads, with mTHP on, would be a fault in one
+ * window and not the other.
  */
 static void measure_begin(struct measurement *m)
 {
 	m->headroom_kb = node_headroom_kb(0);
 	m->sreclaimable_kb = node_meminfo_kb(0, "SReclaimable");
-	read_stats(&m->s0);
-	m->orders_ok = !read_orders(&m->o0);
+	read_module_text(module_text[0]);
 	kernel_counters(m->vm0, m->mthp0);
 }
 
@@ -106,8 +119,11 @@ static void measure_end(struct measurement *m, char *p, size_t size)
 	long vm[NR_VM_ITEMS], mthp[NR_MTHP_ITEMS];
 
 	kernel_counters(vm, mthp);
-	read_stats(&m->s1);
-	m->orders_ok = !read_orders(&m->o1) && m->orders_ok;
+	read_module_text(module_text[1]);
+	parse_stats(module_text[0][0], &m->s0);
+	parse_stats(module_text[1][0], &m->s1);
+	m->orders_ok = !parse_orders(module_text[0][1], &m->o0) &&
+		       !parse_orders(module_text[1][1], &m->o1);
 	for (int i = 0; i < NR_VM_ITEMS; i++)
 		m->vm[i] = vm[i] - m->vm0[i];
 	for (int i = 0; i < NR_MTHP_ITEMS; i++)

@@ -31,6 +31,8 @@ SPLATS = re.compile(
     r"blocked for more than")
 
 # "ok 3 name", "ok 3 name # SKIP why", and kselftest.h's "ok 3 # SKIP why".
+# A failed EXPECT_*() or ASSERT_*() of the kselftest harness.
+EXPECTED = re.compile(r"^#\s+\S+:\d+:\S+:Expected ")
 TAP = re.compile(r"^(not ok|ok) \d+(?: (?:- )?(.*?))?(?:\s*#\s*(SKIP|TODO)\b\s*(.*))?$")
 
 TOPOLOGIES = {
@@ -219,6 +221,14 @@ class Result:
         return "%-4s %-22s %-8s %s%s" % (self.status, self.kver, self.topo, self.name, d)
 
 
+def failed_checks(lines):
+    """What a failed kselftest case printed of its failed EXPECTs."""
+    if not lines:
+        return ""
+    more = " (+%d more)" % (len(lines) - 1) if len(lines) > 1 else ""
+    return lines[0][:200] + more
+
+
 def parse(kver, topo, tests, results_text, console_text):
     """Judge one boot from its two serial logs.
 
@@ -232,11 +242,13 @@ def parse(kver, topo, tests, results_text, console_text):
     dmesg = []
     in_dmesg = False
     done = False
+    expected = []
     for raw in results_text.splitlines():
         line = raw.rstrip("\r")
         if line.startswith("@@THPNUMA-BEGIN "):
             current = names.get(line.split()[1])
             tap_seen[current] = 0
+            expected = []
             continue
         if line.startswith("@@THPNUMA-END "):
             parts = line.split()
@@ -255,6 +267,9 @@ def parse(kver, topo, tests, results_text, console_text):
         if in_dmesg:
             dmesg.append(line)
             continue
+        if EXPECTED.search(line):
+            expected.append(line.lstrip("# ").strip())
+            continue
         m = TAP.match(line.strip())
         if current and m:
             tap_seen[current] += 1
@@ -265,7 +280,8 @@ def parse(kver, topo, tests, results_text, console_text):
             elif verdict == "ok":
                 out.append(Result("PASS", kver, topo, name))
             else:
-                out.append(Result("FAIL", kver, topo, name))
+                out.append(Result("FAIL", kver, topo, name, failed_checks(expected)))
+            expected = []
     for name, _limit in tests:
         if name not in ended:
             out.append(Result("FAIL", kver, topo, name, "no result: guest died or timed out"))

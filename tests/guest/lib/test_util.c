@@ -90,11 +90,18 @@ void node_thps(long *thps, int nodes)
 int read_stats(struct thpnuma_stats *st)
 {
 	static char text[1 << 16];
-	char err[256];
 
 	stats_free(st);
 	if (read_file(THPNUMA_DEBUGFS "/stats", text, sizeof(text)) < 0)
 		return -1;
+	return parse_stats(text, st);
+}
+
+int parse_stats(const char *text, struct thpnuma_stats *st)
+{
+	char err[256];
+
+	stats_free(st);
 	if (stats_parse(text, st, err, sizeof(err))) {
 		printf("# stats: %s\n", err);
 		return -1;
@@ -578,13 +585,20 @@ pid_t start_fragmented_fill(int node, long free_kb)
 int read_orders(struct orders_table *t)
 {
 	static char text[1 << 16];
+
+	memset(t, 0, sizeof(*t));
+	if (read_file(THPNUMA_DEBUGFS "/orders", text, sizeof(text)) < 0)
+		return -1;
+	return parse_orders(text, t);
+}
+
+int parse_orders(const char *text, struct orders_table *t)
+{
 	struct thpnuma_orders o = { 0 };
 	char err[256];
 	int ret = 0;
 
 	memset(t, 0, sizeof(*t));
-	if (read_file(THPNUMA_DEBUGFS "/orders", text, sizeof(text)) < 0)
-		return -1;
 	if (orders_parse(text, &o, err, sizeof(err))) {
 		printf("# orders: %s\n", err);
 		return -1;

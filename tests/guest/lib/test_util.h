@@ -54,6 +54,8 @@ void node_thps(long *thps, int nodes);
  * read frees what it held before. 0, or -1 with @st empty.
  */
 int read_stats(struct thpnuma_stats *st);
+/* The same from text read earlier; parsing allocates (a big calloc). */
+int parse_stats(const char *text, struct thpnuma_stats *st);
 /* Counter @c of @node, 0 if @node has no row. */
 uint64_t stat_of(const struct thpnuma_stats *st, int node, int c);
 uint64_t stat_delta(const struct thpnuma_stats *a, const struct thpnuma_stats *b,
@@ -169,6 +171,7 @@ struct orders_table {
 		  [THPNUMA_NR_ORDER_OUTCOMES];
 };
 int read_orders(struct orders_table *t);
+int parse_orders(const char *text, struct orders_table *t);
 uint64_t orders_delta(const struct orders_table *a,
 		      const struct orders_table *b, int node, int kind,
 		      int order, int outcome);
