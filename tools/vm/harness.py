@@ -31,8 +31,9 @@ SPLATS = re.compile(
     r"blocked for more than")
 
 # "ok 3 name", "ok 3 name # SKIP why", and kselftest.h's "ok 3 # SKIP why".
-# A failed EXPECT_*() or ASSERT_*() of the kselftest harness.
-EXPECTED = re.compile(r"^#\s+\S+:\d+:\S+:Expected ")
+# A failed EXPECT_*() or ASSERT_*() of the kselftest harness, or its
+# timeout of a case.
+EXPECTED = re.compile(r"^#\s+(\S+:\d+:\S+:Expected |\S+: Test terminated by timeout)")
 TAP = re.compile(r"^(not ok|ok) \d+(?: (?:- )?(.*?))?(?:\s*#\s*(SKIP|TODO)\b\s*(.*))?$")
 
 TOPOLOGIES = {

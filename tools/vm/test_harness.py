@@ -37,6 +37,14 @@ class FailedCase(unittest.TestCase):
         self.assertEqual("/src/thp-kinds.c:766:mthp:Expected a (157) == b (158) (+1 more)",
                          fail.detail)
 
+    def test_names_a_timeout(self):
+        r = judge(boot(
+            "#  RUN           pending.exit ...",
+            "# exit: Test terminated by timeout",
+            "#          FAIL  pending.exit",
+            "not ok 1 pending.exit"))
+        self.assertEqual("exit: Test terminated by timeout", r["thp-kinds: pending.exit"].detail)
+
     def test_a_passed_case_leaves_nothing_behind(self):
         r = judge(boot(
             "# /src/thp-kinds.c:766:one:Expected a (1) == b (2)",
