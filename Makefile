@@ -65,7 +65,7 @@ HELP := \
 	"demo|one VM boot that shows each policy on a full node (installs its packages)" \
 	"trace-demo|the tracing examples (tracefs, perf, bpftrace) in a VM" \
 	"bench|the policy matrix and its chart on BENCH_KERNELS, one VM boot each" \
-	"bench-overhead|the hook's cost, loaded against absent, one kernel at a time" \
+	"bench-overhead|the hook's cost per kind of fault, loaded against absent, instruction clock" \
 	"check-host|host unit and CLI tests: seconds, no root, no VM" \
 	"check|host, DKMS, packages and the VM suite on every supported kernel" \
 	"check-stress|the long safety tests on STRESS_KERNELS" \

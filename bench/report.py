@@ -232,6 +232,10 @@ def baselines(doc):
 
 
 OVERHEAD_TITLE = {"best_pass_per_sec": "fastest pass", "per_sec": "whole run"}
+# thp-fault-bench's kinds, in its order.
+KIND_TITLE = (("thp", "THP"), ("base", "base page"), ("mthp16", "16 KiB mTHP"),
+              ("mthp64", "64 KiB mTHP"), ("shmem4k", "shmem 4 KiB"),
+              ("shmem2m", "shmem 2 MiB"))
 
 
 def overhead_lines(docs):
@@ -239,10 +243,10 @@ def overhead_lines(docs):
              "| ratio of medians | ratio of best rounds | per-round ratio, median (min-max) | rounds |",
              "|---|---|---|--:|--:|--:|--:|--:|--:|"]
     for doc in docs:
-        for kind, title in (("thp", "THP"), ("base", "base page")):
+        for kind, title in KIND_TITLE:
             for metric, o in sorted(doc.get("overhead", {}).get(kind, {}).items()):
                 a, k, r = o["absent"], o["kernel"], o["per_round_ratio"]
-                lines.append("| %s | %s | %s | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | %.3f | %.3f | %.3f (%.3f-%.3f) | %d |" % (
+                lines.append("| %s | %s | %s | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | %.4f | %.4f | %.4f (%.4f-%.4f) | %d |" % (
                     doc["kernel"], title, OVERHEAD_TITLE.get(metric, metric),
                     a["median"], a["min"], a["max"], k["median"], k["min"], k["max"],
                     o["ratio_of_medians"], k["max"] / a["max"],
@@ -315,12 +319,13 @@ def write_md(docs, path):
             out += ["Latency baselines (module absent, same boot):", ""] + b + [""]
     if any(d.get("overhead") for d in docs):
         out += ["## Hook overhead (thp-fault-bench, module absent vs `kernel` policy, "
-                "interleaved in one boot)", ""]
+                "interleaved in one boot: %s)" % docs[0].get("topology", "2n"), ""]
         out += overhead_lines(docs) + [""]
     rec = reclaim_lines(docs)
     if rec:
         out += ["## Reclaim without THP faults (reclaim-churn, module absent vs `kernel` "
-                "policy, interleaved in one 16-vCPU boot)", ""] + rec + [""]
+                "policy, interleaved in one boot: %s)" % docs[0].get("reclaim_topology", "16c4n"),
+                ""] + rec + [""]
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(out))
 

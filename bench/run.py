@@ -56,13 +56,22 @@ OVERHEAD_METRICS = ("best_pass_per_sec", "per_sec")
 
 
 def overhead(rows):
-    """Ratios loaded/absent of faults per second, THP and base pages."""
+    """Ratios loaded/absent of faults per second, per kind of fault.
+
+    A row is one thp-fault-bench run: of one kind (its "kind" tag), or of
+    thp and base together (before the tag).
+    """
     out = {}
-    for kind in ("thp", "base"):
+    kinds = []
+    for tags, res in rows:
+        for kind in [tags["kind"]] if "kind" in tags else ("thp", "base"):
+            if kind in res and kind not in kinds:
+                kinds.append(kind)
+    for kind in kinds:
         for metric in OVERHEAD_METRICS:
             per_state, rounds = {}, {}
             for tags, res in rows:
-                rate = res[kind].get(metric)
+                rate = res.get(kind, {}).get(metric)
                 if rate is None:
                     continue
                 per_state.setdefault(tags["state"], []).append(rate)
@@ -176,18 +185,36 @@ def reclaim(rows):
                                                  w["memcg_workers"], w["passes"], w.get("cpu", -1))}
 
 
+def topology_text(topo):
+    nodes, mb = harness.TOPOLOGIES[topo]
+    cpus = harness.TOPOLOGY_CPUS.get(topo, nodes)
+    clock = (", instruction clock (-icount shift=0: 1 ns per instruction)"
+             if topo in harness.ICOUNT_TOPOLOGIES else "")
+    return "%s: %d nodes x %d MiB, %d vCPU(s), QEMU TCG%s, swap on zram" % (
+        topo, nodes, int(os.environ.get("THPNUMA_VM_NODE_MB", mb)), cpus, clock)
+
+
 def run_kernel(kver, args, conf):
     logs = os.path.join(args.logs, kver)
     start = time.time()
     results, rows = [], []
+    icount = args.topology in harness.ICOUNT_TOPOLOGIES
+    reclaim_topology = "16c4n: 4 nodes x 640 MiB, 16 vCPUs, QEMU TCG, swap on zram"
+    if icount and args.reclaim_rounds:
+        # One CPU and an instruction clock: the reclaim A/B's guest seconds
+        # are instructions, in the same boot (node 0 is 768 MiB there).
+        conf = dict(conf, BENCH_RECLAIM_ROUNDS=str(args.reclaim_rounds))
+        conf.setdefault("BENCH_RECLAIM_ARGS",
+                        "--region 960M --passes 1 --workers 1 --memcg-workers 1 --cpu 0")
+        reclaim_topology = topology_text(args.topology)
     if not args.reclaim_only:
         results, text, _ = harness.run_boot(
-            kver, "2n", [(GUEST_SCRIPT, args.timeout)], True, logs,
+            kver, args.topology, [(GUEST_SCRIPT, args.timeout)], True, logs,
             extra_conf=conf)
         rows = parse_bench_lines(text)
     wall = time.time() - start
     reclaim_wall = 0
-    if args.reclaim_rounds:
+    if args.reclaim_rounds and not icount:
         # Reclaim on many CPUs at once: its own boot, nothing else in it.
         start = time.time()
         conf16 = dict(conf, BENCH_MATRIX="0", BENCH_BASELINES="", BENCH_ROUNDS="0",
@@ -213,8 +240,7 @@ def run_kernel(kver, args, conf):
     failed = [r for r in results if r.status == "FAIL"]
     doc = {
         "kernel": kver,
-        "topology": "2n: 2 nodes x %d MiB, 2 vCPUs, QEMU TCG, swap on zram"
-                    % int(os.environ.get("THPNUMA_VM_NODE_MB", 768)),
+        "topology": topology_text(args.topology),
         "boot_wall_s": round(wall, 1),
         "guest_settings": conf,
         "harness_failures": [r.line() for r in failed],
@@ -224,7 +250,7 @@ def run_kernel(kver, args, conf):
         "overhead_rounds": [dict(tags, result=res) for tags, res in ab],
         "reclaim": reclaim(rc),
         "reclaim_rounds": [dict(tags, result=res) for tags, res in rc],
-        "reclaim_topology": "16c4n: 4 nodes x 640 MiB, 16 vCPUs, QEMU TCG, swap on zram",
+        "reclaim_topology": reclaim_topology,
         "reclaim_boot_wall_s": round(reclaim_wall, 1),
     }
     return doc, results
@@ -237,6 +263,9 @@ def main():
     ap.add_argument("--logs", default=os.path.join(harness.BUILD, "bench-logs"))
     ap.add_argument("--jobs", type=int, default=2,
                     help="kernels booted at once (1: quieter A/B numbers)")
+    ap.add_argument("--topology", default="2n", choices=sorted(harness.TOPOLOGIES),
+                    help="the main boot's VM topology (1c2n-icount: an instruction "
+                         "clock, for the overhead A/B)")
     ap.add_argument("--timeout", type=int, default=1500,
                     help="guest time limit per kernel, seconds")
     ap.add_argument("--reclaim-rounds", type=int, default=10,
@@ -253,8 +282,11 @@ def main():
         conf[name] = value
     os.makedirs(args.out, exist_ok=True)
     start = time.time()
-    boots = ([] if args.reclaim_only else ["2-node"]) + \
-        (["16-vCPU"] if args.reclaim_rounds else [])
+    icount = args.topology in harness.ICOUNT_TOPOLOGIES
+    if icount and args.reclaim_only:
+        ap.error("--reclaim-only: under %s the reclaim A/B is in the main boot" % args.topology)
+    boots = ([] if args.reclaim_only else [args.topology]) + \
+        (["16-vCPU"] if args.reclaim_rounds and not icount else [])
     print("bench: %s, %s VM boot each (TCG), logs in %s"
           % (" ".join(args.kernels), " and ".join(boots), args.logs), flush=True)
     docs, failed = [], False

@@ -19,6 +19,11 @@ FREE_REGION=${BENCH_FREE_REGION:-128M}
 ACCESSES=${BENCH_ACCESSES:-200000}
 ROUNDS=${BENCH_ROUNDS:-15}
 AB_SECONDS=${BENCH_AB_SECONDS:-2}
+# Kinds of the overhead A/B (thp-fault-bench --kinds), and a fixed number
+# of passes per run instead of AB_SECONDS (same work on both sides: for an
+# instruction clock, bench/run.py --icount).
+AB_KINDS=${BENCH_AB_KINDS:-"thp base"}
+AB_PASSES=${BENCH_AB_PASSES:-}
 RECLAIM_ROUNDS=${BENCH_RECLAIM_ROUNDS:-0}
 RECLAIM_ARGS=${BENCH_RECLAIM_ARGS:-"--region 1280M --passes 1 --workers 1 --memcg-workers 1 --cpu 0"}
 
@@ -170,21 +175,55 @@ if [ -n "$BENCH_BASELINES" ]; then
 		$(scenario_cmd baselines)
 fi
 
+# The THP knobs a kind of the overhead A/B faults with: only its own size
+# on. Fails where the kernel has no such size (mTHP before 6.8).
+kind_knobs() {
+	echo madvise > $T/enabled
+	echo never > $T/shmem_enabled
+	for d in $T/hugepages-*kB; do
+		[ -d "$d" ] && echo never > "$d/enabled"
+	done
+	case $1 in
+	thp) [ ! -d $T/hugepages-2048kB ] || echo inherit > $T/hugepages-2048kB/enabled ;;
+	mthp*) [ -d "$T/hugepages-${1#mthp}kB" ] &&
+		echo madvise > "$T/hugepages-${1#mthp}kB/enabled" ;;
+	shmem2m) echo advise > $T/shmem_enabled ;;
+	esac
+}
+
 # Hook overhead: module absent vs loaded in kernel policy, interleaved,
 # the order alternating so drift does not favour one side.
+if [ -n "$AB_PASSES" ]; then ab_length="--passes $AB_PASSES"; else ab_length="--seconds $AB_SECONDS"; fi
+# One run of each kind first, not kept: the first faults after boot cost
+# more (on 7.3 the first base-page run took twice as long, and half of the
+# first THP run's passes).
+enter_state absent
+for kind in $AB_KINDS; do
+	# shellcheck disable=SC2086 # ab_length is two words
+	kind_knobs "$kind" && settle &&
+		thp-fault-bench --node 0 --region 8M --kinds "$kind" $ab_length > /dev/null
+done
 r=1
 while [ "$r" -le "$ROUNDS" ]; do
 	if [ $((r % 2)) -eq 1 ]; then order="absent kernel"; else order="kernel absent"; fi
 	for state in $order; do
-		if enter_state "$state"; then
-			run_cell overhead "state=$state" "round=$r" -- \
-				thp-fault-bench --node 0 --region 8M --seconds "$AB_SECONDS"
-		else
+		if ! enter_state "$state"; then
 			not_ok "module state $state for round $r"
+			continue
 		fi
+		for kind in $AB_KINDS; do
+			if ! kind_knobs "$kind"; then
+				[ "$r" -gt 1 ] || skip "overhead $kind" "no such THP size on this kernel"
+				continue
+			fi
+			# shellcheck disable=SC2086 # ab_length is two words
+			run_cell overhead "state=$state" "round=$r" "kind=$kind" -- \
+				thp-fault-bench --node 0 --region 8M --kinds "$kind" $ab_length
+		done
 	done
 	r=$((r + 1))
 done
+kind_knobs thp
 enter_state absent
 
 # Reclaim with no THP fault (reclaim-churn: kswapd, direct and memcg
@@ -216,6 +255,13 @@ if [ "$RECLAIM_ROUNDS" -gt 0 ]; then
 	echo always > $T/enabled
 	kswapd0_mask=$(taskset -p "$kswapd0" | awk '{ print $NF }')
 	taskset -p 1 "$kswapd0" > /dev/null || diag "kswapd0 not pinned"
+fi
+# One run first, not kept: the first reclaim after boot (zram's first
+# swap-outs) took 1.25 times as long on 6.1 under an instruction clock.
+if [ "$RECLAIM_ROUNDS" -gt 0 ]; then
+	settle
+	# shellcheck disable=SC2086
+	reclaim-churn $RECLAIM_ARGS > /dev/null || diag "reclaim warm-up run failed"
 fi
 r=1
 while [ "$r" -le "$RECLAIM_ROUNDS" ]; do

@@ -48,10 +48,19 @@ TOPOLOGIES = {
     # Many possible nodes: 2 with a CPU each, 62 with memory only. Per-node
     # state sized by nr_node_ids must still fit (make check-stress).
     "64n": (64, 48),
+    # One vCPU on node 0, node 1 memory only, and an instruction clock:
+    # guest time is instructions executed (1 ns each), whatever the host's
+    # load, so cost ratios repeat (make bench-overhead). icount hangs a
+    # guest of 2 or more vCPUs at SMP bring-up.
+    "1c2n-icount": (2, 768),
 }
 # vCPUs of a topology, spread evenly over its nodes (or one on each of the
 # first nodes, when there are fewer); default one per node.
-TOPOLOGY_CPUS = {"16c4n": 16, "64n": 2}
+TOPOLOGY_CPUS = {"16c4n": 16, "64n": 2, "1c2n-icount": 1}
+ICOUNT_TOPOLOGIES = {"1c2n-icount"}
+# Host seconds per guest second under icount, for the boot's hard limit:
+# a guest second is 1e9 instructions, which TCG runs several times slower.
+ICOUNT_SLOWDOWN = 10
 
 
 def distance(i, j, nodes):
@@ -142,7 +151,9 @@ def qemu_command(kver, topo, initrd, console_log, results_log, node_mb, boot_arg
     cpus = TOPOLOGY_CPUS.get(topo, nodes)
     per_node = max(cpus // nodes, 1)
     mb = node_mb or int(os.environ.get("THPNUMA_VM_NODE_MB", default_mb))
-    cmd = ["qemu-system-x86_64", "-accel", accel(kver), "-cpu", "max",
+    icount = topo in ICOUNT_TOPOLOGIES
+    cmd = ["qemu-system-x86_64",
+           "-accel", "tcg,thread=single" if icount else accel(kver), "-cpu", "max",
            "-m", "%dM" % (mb * nodes),
            "-smp", "%d,sockets=%d,cores=1,threads=1" % (cpus, cpus),
            "-nodefaults", "-display", "none", "-no-reboot",
@@ -158,6 +169,8 @@ def qemu_command(kver, topo, initrd, console_log, results_log, node_mb, boot_arg
                       "rcupdate.rcu_cpu_stall_timeout=60 watchdog_thresh=30 "
                       "no_timer_check rdinit=/init" + (" " + boot_args if boot_args else ""),
            "-serial", "file:" + console_log, "-serial", "file:" + results_log]
+    if icount:
+        cmd += ["-icount", "shift=0,sleep=off"]
     for n in range(nodes):
         first, last = n * per_node, (n + 1) * per_node - 1
         cpu_range = str(first) if first == last else "%d-%d" % (first, last)
@@ -324,6 +337,8 @@ def run_boot(kver, topo, tests, zram, keep_dir, node_mb=None, timeout=None, stre
     cmd = qemu_command(kver, topo, initrd, console_log, results_log, node_mb, boot_args)
     # Hard limit for the whole boot: the tests' own limits plus boot time.
     limit = timeout or (sum(l for _, l in tests) + 120)
+    if topo in ICOUNT_TOPOLOGIES:
+        limit *= ICOUNT_SLOWDOWN
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     start = time.time()
     shown = 0

@@ -29,10 +29,15 @@ bench: deps
 	$(MAKE) -f $(TOP)/Makefile $(addprefix initramfs-,$(BENCH_KERNELS))
 	python3 $(TOP)/bench/run.py --kernels $(BENCH_KERNELS)
 
-# The hook-overhead A/B alone, one kernel at a time (quieter), 21 rounds.
+# The hook-overhead A/B alone on every supported kernel, under an
+# instruction clock (1c2n-icount): each kind of fault, then the reclaim
+# A/B, 6 rounds of fixed work; the ratios repeat whatever the host's load.
+OVERHEAD_KINDS := thp base mthp16 mthp64 shmem4k shmem2m
 .PHONY: bench-overhead
 bench-overhead: deps
-	$(MAKE) -f $(TOP)/Makefile $(addprefix initramfs-,$(BENCH_KERNELS))
-	python3 $(TOP)/bench/run.py --kernels $(BENCH_KERNELS) --jobs 1 \
-		--out $(TOP)/bench/results/overhead --set BENCH_MATRIX=0 \
-		--set BENCH_BASELINES= --set BENCH_ROUNDS=21 --reclaim-rounds 0
+	$(MAKE) -f $(TOP)/Makefile $(addprefix initramfs-,$(SUPPORTED_KERNELS))
+	python3 $(TOP)/bench/run.py --kernels $(SUPPORTED_KERNELS) --jobs 1 \
+		--topology 1c2n-icount --out $(TOP)/bench/results/overhead \
+		--set BENCH_MATRIX=0 --set BENCH_BASELINES= --set BENCH_ROUNDS=6 \
+		--set "BENCH_AB_KINDS=$(OVERHEAD_KINDS)" --set BENCH_AB_PASSES=20 \
+		--reclaim-rounds 6
