@@ -180,7 +180,7 @@ fi
 kind_knobs() {
 	echo madvise > $T/enabled
 	echo never > $T/shmem_enabled
-	for d in $T/hugepages-*kB; do
+	for d in "$T"/hugepages-*kB; do
 		[ -d "$d" ] && echo never > "$d/enabled"
 	done
 	case $1 in

@@ -119,28 +119,23 @@ static void parse(int argc, char **argv, struct opts *o)
 
 static char *map_region(const struct kind *k, size_t size)
 {
-	char *p;
+	char *p, *start;
 
 	if (!k->shared)
 		return map_hpage_aligned(size, k->advice);
-	/* Twice the size, for a 2 MiB-aligned start, as map_hpage_aligned(). */
+	/* 2 MiB more, for a 2 MiB-aligned start, as map_hpage_aligned(). */
 	p = mmap(NULL, size + HPAGE_SIZE, PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		die("mmap %zu MiB shared", size >> 20);
-	{
-		char *start = (char *)(((uintptr_t)p + HPAGE_SIZE - 1) &
-				       ~(uintptr_t)(HPAGE_SIZE - 1));
-
-		if (start > p && munmap(p, start - p))
-			die("munmap");
-		if (munmap(start + size, p + HPAGE_SIZE - start))
-			die("munmap");
-		p = start;
-	}
-	if (madvise(p, size, k->advice))
+	start = (char *)(((uintptr_t)p + HPAGE_SIZE - 1) &
+			 ~(uintptr_t)(HPAGE_SIZE - 1));
+	if ((start > p && munmap(p, start - p)) ||
+	    munmap(start + size, p + HPAGE_SIZE - start))
+		die("munmap");
+	if (madvise(start, size, k->advice))
 		die("madvise");
-	return p;
+	return start;
 }
 
 static bool more_passes(const struct opts *o, const struct rate *r)
