@@ -9,8 +9,8 @@
  *    test_small_unhooked plays such a kernel) and its thread exits: the
  *    entry goes with the thread, counted, and a later process gets none.
  * Node 0's free memory is in its hugetlb pool, the rest locked down to
- * its low watermark, and the policy is strict-local, so that THP attempts
- * fail; small pages come from node 1.
+ * near its low watermark, and the policy is strict-local, so that THP
+ * attempts fail; small pages come from node 1.
  */
 #include "test_util.h"
 #include "kselftest_harness.h"
@@ -148,10 +148,12 @@ FIXTURE_SETUP(pending)
 	ASSERT_LT(0, hugetlb_take(0, 100000));
 	/*
 	 * And what the pool left, fragments of less than 2 MiB, locked away
-	 * down to the low watermark: on 7.3 they once served all 512 64 kB
-	 * attempts of the exit test, which then had no fallback to test.
+	 * down to 4 MiB above the low watermark: on 7.3 they once served all
+	 * 512 64 kB attempts of the exit test, which then had no fallback to
+	 * test. Preferred, not bound, to node 0: the pool can leave it at its
+	 * min watermark, where a bound filler's own faults met the OOM killer.
 	 */
-	self->fill = start_locked_fill();
+	self->fill = start_locked_fill_on(0, 0);
 	ASSERT_LT(0, self->fill);
 }
 
