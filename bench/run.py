@@ -199,7 +199,7 @@ def run_kernel(kver, args, conf):
     start = time.time()
     results, rows = [], []
     icount = args.topology in harness.ICOUNT_TOPOLOGIES
-    reclaim_topology = "16c4n: 4 nodes x 640 MiB, 16 vCPUs, QEMU TCG, swap on zram"
+    reclaim_topology = topology_text("16c4n")
     if icount and args.reclaim_rounds:
         # One CPU and an instruction clock: the reclaim A/B's guest seconds
         # are instructions, in the same boot (node 0 is 768 MiB there).

@@ -21,7 +21,7 @@ ROUNDS=${BENCH_ROUNDS:-15}
 AB_SECONDS=${BENCH_AB_SECONDS:-2}
 # Kinds of the overhead A/B (thp-fault-bench --kinds), and a fixed number
 # of passes per run instead of AB_SECONDS (same work on both sides: for an
-# instruction clock, bench/run.py --icount).
+# instruction clock: bench/run.py --topology 1c2n-icount).
 AB_KINDS=${BENCH_AB_KINDS:-"thp base"}
 AB_PASSES=${BENCH_AB_PASSES:-}
 RECLAIM_ROUNDS=${BENCH_RECLAIM_ROUNDS:-0}

@@ -59,8 +59,9 @@ done
 # transhuge-stress runs until stopped, as 6.1's does: at 20 s, as long as
 # 7.x's -d 20. Shmem THP: khugepaged all:shmem (6.1 on),
 # split_huge_page_test (tmpfs huge=); tmpfs huge=advise: khugepaged
-# all:file on the mount conformance.sh makes; mTHP (6.8 on): cow, khugepaged -s (anon and shmem
-# sizes) and -c (mTHP collapse). They set and restore their own sysfs.
+# all:file on the mount conformance.sh makes; mTHP (6.8 on): cow,
+# khugepaged -s (anon and shmem sizes) and -c (mTHP collapse). They set
+# and restore their own sysfs.
 # Left out: 7.x's folio_split_race_test (shmem splits under 16 readers),
 # about 1 min per run on an idle host and over 4 on a busy one, five runs
 # per boot: it alone took .ci/run past 60 minutes.
