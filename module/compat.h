@@ -6,6 +6,7 @@
 #include <linux/ftrace.h>
 #include <linux/gfp.h>
 #include <linux/ptrace.h>
+#include <linux/rcupdate.h>
 #include <linux/version.h>
 
 #ifndef CONFIG_X86_64
@@ -295,6 +296,73 @@ static __always_inline struct pt_regs *thpnuma_ftrace_regs(struct pt_regs *regs)
 static inline void thpnuma_ftrace_free_filter(struct ftrace_ops *ops)
 {
 	ftrace_set_filter(ops, NULL, 0, 1);
+}
+#endif
+
+/*
+ * The allocators' direct call (tramp.S), on every function in @ops'
+ * filter. 6.5 gave register_ftrace_direct() an ops, as 6.1's _multi
+ * variant; 5.10 takes one function at a time, by address (before IBT,
+ * its fentry site is its first instruction).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 11, 0)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+#define thpnuma_register_direct_ops	register_ftrace_direct
+#define thpnuma_unregister_direct_ops(ops, addr) \
+	unregister_ftrace_direct(ops, addr, false)
+#else
+#define thpnuma_register_direct_ops	register_ftrace_direct_multi
+#define thpnuma_unregister_direct_ops	unregister_ftrace_direct_multi
+#endif
+static inline int thpnuma_direct_register(struct ftrace_ops *ops,
+					  unsigned long addr,
+					  const unsigned long *funcs,
+					  unsigned int nr)
+{
+	return thpnuma_register_direct_ops(ops, addr);
+}
+
+static inline int thpnuma_direct_unregister(struct ftrace_ops *ops,
+					    unsigned long addr,
+					    const unsigned long *funcs,
+					    unsigned int nr)
+{
+	return thpnuma_unregister_direct_ops(ops, addr);
+}
+#else
+static inline int thpnuma_direct_unregister(struct ftrace_ops *ops,
+					    unsigned long addr,
+					    const unsigned long *funcs,
+					    unsigned int nr)
+{
+	int err = 0;
+
+	while (nr--)
+		err = unregister_ftrace_direct(funcs[nr], addr) ?: err;
+	/*
+	 * Only the last one waits, and not for the others: no task may
+	 * still be between the entry and the replacement's in-flight count.
+	 */
+	synchronize_rcu_tasks();
+	return err;
+}
+
+static inline int thpnuma_direct_register(struct ftrace_ops *ops,
+					  unsigned long addr,
+					  const unsigned long *funcs,
+					  unsigned int nr)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < nr; i++) {
+		err = register_ftrace_direct(funcs[i], addr);
+		if (err) {
+			thpnuma_direct_unregister(ops, addr, funcs, i);
+			return err;
+		}
+	}
+	return 0;
 }
 #endif
 

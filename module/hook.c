@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The THP fault hook: one ftrace_ops on the hooked allocators and
- * try_to_free_pages(). The callback tells THP faults of each kind (the
- * paths) from every other call, decides, and sends a THP allocation to
- * the replacement of the decided action (alloc.c).
+ * The THP fault hook: a direct call on the hooked allocators (tramp.S),
+ * an ftrace_ops on try_to_free_pages(). The hook tells THP faults of each
+ * kind (the paths) from every other call, decides, and sends a THP
+ * allocation to the replacement of the decided action (alloc.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -16,10 +16,12 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
+#include <linux/stacktrace.h>
 #include "compat.h"
 #include "account.h"
 #include "alloc.h"
 #include "inflight.h"
+#include "tramp.h"
 #define CREATE_TRACE_POINTS
 #include "tracepoints.h"
 
@@ -55,6 +57,7 @@ static inline u32 effective_config(bool *overridden)
 
 struct thpnuma_hook {
 	const char *name;
+	struct ftrace_ops *ops;
 	unsigned long start, size;
 };
 
@@ -74,12 +77,25 @@ enum {
 #define HOOK_SHMEM_ALLOC	HOOK_ALLOC
 #endif
 
-static struct thpnuma_hook thpnuma_hooks[NR_HOOKS] = {
-	[HOOK_ALLOC]		= { .name = THPNUMA_HOOKED_SYMBOL },
+static struct ftrace_ops thpnuma_ops, thpnuma_direct_ops;
+
 #ifdef THPNUMA_SHMEM_HOOKED_SYMBOL
-	[HOOK_SHMEM_ALLOC]	= { .name = THPNUMA_SHMEM_HOOKED_SYMBOL },
+#define DIRECT_HOOKED_NAMES \
+	THPNUMA_HOOKED_SYMBOL " or " THPNUMA_SHMEM_HOOKED_SYMBOL
+#else
+#define DIRECT_HOOKED_NAMES	THPNUMA_HOOKED_SYMBOL
 #endif
-	[HOOK_RECLAIM]		= { .name = "try_to_free_pages" },
+
+/* The allocators take a direct call (tramp.S); reclaim, the callback. */
+static struct thpnuma_hook thpnuma_hooks[NR_HOOKS] = {
+	[HOOK_ALLOC]		= { .name = THPNUMA_HOOKED_SYMBOL,
+				    .ops = &thpnuma_direct_ops },
+#ifdef THPNUMA_SHMEM_HOOKED_SYMBOL
+	[HOOK_SHMEM_ALLOC]	= { .name = THPNUMA_SHMEM_HOOKED_SYMBOL,
+				    .ops = &thpnuma_direct_ops },
+#endif
+	[HOOK_RECLAIM]		= { .name = "try_to_free_pages",
+				    .ops = &thpnuma_ops },
 };
 
 /*
@@ -198,35 +214,99 @@ static void notrace thpnuma_thp_hook(struct pt_regs *regs,
 	instruction_pointer_set(regs, thpnuma_replacement(action));
 }
 
+/* Whether tramp.S returns into @hook's function, behind its fentry call. */
+static __always_inline bool returns_after_fentry(unsigned int hook,
+						 unsigned long ret_ip)
+{
+	/* The fentry call is the first instruction, or follows an ENDBR. */
+	return ret_ip - thpnuma_hooks[hook].start - MCOUNT_INSN_SIZE <= 4;
+}
+
+static const struct thp_path *thp_path_of(unsigned int hook,
+					  unsigned long parent_ip)
+{
+	const struct thp_path *path;
+
+	for (path = thp_paths; path < thp_paths + NR_PATHS; path++)
+		if (path->hook == hook && parent_ip - path->start < path->size)
+			return path;
+	return NULL;
+}
+
 /*
- * A call of a hooked allocator. Every anonymous page fault comes here:
- * small pages leave after a compare and a read of their task's bucket.
- * Our own calls come from this module, so they never match a path.
+ * The hooked function's caller when a return probe that shares the
+ * function (a kretprobe, function_graph) has already put its trampoline
+ * in the return slot tramp.S reads: the unwinder knows the real one.
+ * Calls from no path only, which are rare without such a probe.
  */
-static __always_inline void thpnuma_alloc_hook(struct pt_regs *regs,
-					       unsigned long parent_ip,
-					       unsigned int hook)
+static noinline unsigned long recover_parent(unsigned int hook,
+					     unsigned long parent_ip)
+{
+	const struct thpnuma_hook *h = &thpnuma_hooks[hook];
+	unsigned long entries[8];
+	unsigned int i, nr;
+
+	nr = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
+	for (i = 0; i + 1 < nr; i++)
+		if (entries[i] - h->start < h->size)
+			return entries[i + 1];
+	return parent_ip;
+}
+
+/*
+ * A call of a hooked allocator, from tramp.S: THP orders, and small pages
+ * while some fault has a pending fallback. @ret_ip is in the allocator,
+ * @parent_ip in its caller. Our own calls come from this module, so they
+ * never match a path.
+ */
+void notrace thpnuma_alloc_hook_regs(struct pt_regs *regs,
+				     unsigned long ret_ip,
+				     unsigned long parent_ip)
 {
 	unsigned int order = (unsigned int)thpnuma_arg(regs, 1);
 	const struct thp_path *path;
+	unsigned int hook = HOOK_ALLOC;
 
-	/*
-	 * The task's own bucket, not a global count: failing faults on other
-	 * CPUs do not bounce a cache line every small-page fault reads.
-	 */
+	BUILD_BUG_ON(offsetof(struct pt_regs, r9) != PTREGS_R9 ||
+		     offsetof(struct pt_regs, r8) != PTREGS_R8 ||
+		     offsetof(struct pt_regs, cx) != PTREGS_CX ||
+		     offsetof(struct pt_regs, dx) != PTREGS_DX ||
+		     offsetof(struct pt_regs, si) != PTREGS_SI ||
+		     offsetof(struct pt_regs, di) != PTREGS_DI ||
+		     offsetof(struct pt_regs, ip) != PTREGS_IP ||
+		     sizeof(struct pt_regs) != PTREGS_SIZE);
+
 	if (!order) {
 		if (unlikely(pending_maybe(current)) &&
 		    !READ_ONCE(test_small_unhooked))
 			thpnuma_pending_end(current);
 		return;
 	}
-	for (path = thp_paths; path < thp_paths + NR_PATHS; path++) {
-		if (path->hook == hook && parent_ip - path->start < path->size) {
-			thpnuma_thp_hook(regs, path, order);
-			return;
-		}
+#ifdef THPNUMA_SHMEM_HOOKED_SYMBOL
+	if (!returns_after_fentry(HOOK_ALLOC, ret_ip))
+		hook = HOOK_SHMEM_ALLOC;
+#endif
+	/*
+	 * An IPMODIFY user (ftrace_regs_caller runs it before us when it
+	 * shares the function) sent the call elsewhere: leave it there.
+	 */
+	if (unlikely(!returns_after_fentry(hook, ret_ip))) {
+		pr_warn_once("another ftrace user redirected an order-%u call of a hooked allocator to %pS: the policy does not apply to it\n",
+			     order, (void *)ret_ip);
+		return;
 	}
-	thpnuma_unmatched_call(parent_ip, order);
+	path = thp_path_of(hook, parent_ip);
+	if (unlikely(!path)) {
+		/* A replacement's own allocation. */
+		if (within_module(parent_ip, THIS_MODULE))
+			return;
+		parent_ip = recover_parent(hook, parent_ip);
+		path = thp_path_of(hook, parent_ip);
+	}
+	if (path)
+		thpnuma_thp_hook(regs, path, order);
+	else
+		thpnuma_unmatched_call(parent_ip, order);
 }
 
 static void notrace thpnuma_ftrace_callback(unsigned long ip,
@@ -234,34 +314,24 @@ static void notrace thpnuma_ftrace_callback(unsigned long ip,
 					    struct ftrace_ops *op,
 					    struct THPNUMA_FTRACE_REGS *fregs)
 {
-	const struct thpnuma_hook *alloc = &thpnuma_hooks[HOOK_ALLOC];
-	struct pt_regs *regs = thpnuma_ftrace_regs(fregs);
-
-	/* Direct calls, not a handler table: indirect calls use retpolines. */
-	if (ip - alloc->start < alloc->size) {
-		thpnuma_alloc_hook(regs, parent_ip, HOOK_ALLOC);
-		return;
-	}
-#ifdef THPNUMA_SHMEM_HOOKED_SYMBOL
-	alloc = &thpnuma_hooks[HOOK_SHMEM_ALLOC];
-	if (ip - alloc->start < alloc->size) {
-		thpnuma_alloc_hook(regs, parent_ip, HOOK_SHMEM_ALLOC);
-		return;
-	}
-#endif
-	thpnuma_reclaim_hook(regs);
+	thpnuma_reclaim_hook(thpnuma_ftrace_regs(fregs));
 }
 
 /*
- * One ftrace_ops for every hooked function: each unregistration waits for
- * RCU-tasks grace periods, and unload time is what load/unload cycles pay.
- * The callback runs on every anonymous fault, so it costs as little as it
- * can: no SAVE_REGS where the kernel allows (the argument registers are
- * all it needs; THPNUMA_FTRACE_FLAGS), and no recursion wrapper (an extra
- * indirect call and preemption toggle), as it cannot recurse: it calls
- * nothing that allocates or reclaims, and neither hooked function runs in
- * interrupt context. It may run preemptible: it only counts with this_cpu
- * ops and reads the configuration under RCU.
+ * Every anonymous fault calls a hooked allocator, so they take a direct
+ * call to tramp.S: ftrace's own trampoline would save every argument
+ * register on each small-page fault (about 35 instructions, half the
+ * hook's cost there). The direct call owns the function as an IPMODIFY
+ * user does: a livepatch or another redirecting user is refused, and
+ * refuses us, in either order.
+ */
+static struct ftrace_ops thpnuma_direct_ops;
+
+/*
+ * try_to_free_pages() runs on reclaim only: a plain callback, without
+ * SAVE_REGS where the kernel allows (THPNUMA_FTRACE_FLAGS), and no
+ * recursion wrapper, as it cannot recurse: it calls nothing that
+ * allocates or reclaims.
  */
 static struct ftrace_ops thpnuma_ops = {
 	.func	= thpnuma_ftrace_callback,
@@ -269,7 +339,7 @@ static struct ftrace_ops thpnuma_ops = {
 	 * PERMANENT, as livepatch does: kernel.ftrace_enabled=0 would NOP our
 	 * call sites and leave a loaded module that applies no policy. With
 	 * it the load fails while ftrace is off, and the sysctl refuses to
-	 * turn ftrace off while we are loaded.
+	 * turn ftrace off while we are loaded, direct calls included.
 	 */
 	.flags	= FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_PERMANENT |
 		  THPNUMA_FTRACE_FLAGS,
@@ -320,7 +390,7 @@ static const char *ipmodify_conflict(void)
 	return conflict;
 }
 
-static void report_register_error(int err)
+static void report_register_error(int err, bool direct)
 {
 	const char *conflict;
 
@@ -330,8 +400,15 @@ static void report_register_error(int err)
 	}
 	conflict = ipmodify_conflict();
 	if (conflict)
-		pr_err("cannot hook %s: another ftrace user with IPMODIFY (a livepatch?) owns it\n",
+		pr_err("cannot hook %s: another ftrace user with IPMODIFY (a livepatch?) or a direct call owns it\n",
 		       conflict);
+	else if (direct)
+		/*
+		 * A function takes one direct call. A BPF trampoline shares
+		 * with the probe above; 5.10's direct calls need ftrace on.
+		 */
+		pr_err("cannot hook %s: another ftrace user calls it directly (a BPF fentry/fexit program?), or ftrace is disabled (sysctl kernel.ftrace_enabled=0)\n",
+		       DIRECT_HOOKED_NAMES);
 	else
 		pr_err("cannot hook: ftrace is disabled (sysctl kernel.ftrace_enabled=0); set kernel.ftrace_enabled=1 and load again\n");
 }
@@ -352,6 +429,41 @@ static int resolve_path(struct thp_path *path)
 	pr_err("THP fault path differs: no function %s on this kernel\n",
 	       path->callers[0]);
 	return err;
+}
+
+/*
+ * Only a broken ftrace (ftrace_kill() after an ftrace bug) refuses to
+ * unregister: the call sites still jump to our code, and the module
+ * loader frees our text as soon as we return, whatever the refcount. So
+ * never return: a stuck rmmod (or failed insmod) beats an oops on the
+ * next page fault. TASK_IDLE keeps the hung-task detector quiet.
+ */
+static void ftrace_unregistered(int err)
+{
+	if (!err)
+		return;
+	pr_crit("cannot unregister the ftrace hook (%d): ftrace still calls into thpnuma, so its code must stay; this rmmod/insmod will never return, reboot to remove thpnuma\n",
+		err);
+	for (;;)
+		schedule_timeout_idle(MAX_SCHEDULE_TIMEOUT);
+}
+
+/* The functions that take the direct call (5.10 registers each). */
+static unsigned long direct_funcs[NR_HOOKS];
+static unsigned int nr_direct_funcs;
+
+static int direct_register(void)
+{
+	return thpnuma_direct_register(&thpnuma_direct_ops,
+				       (unsigned long)thpnuma_alloc_entry,
+				       direct_funcs, nr_direct_funcs);
+}
+
+static int direct_unregister(void)
+{
+	return thpnuma_direct_unregister(&thpnuma_direct_ops,
+					 (unsigned long)thpnuma_alloc_entry,
+					 direct_funcs, nr_direct_funcs);
 }
 
 int thpnuma_hooks_install(void)
@@ -375,13 +487,15 @@ int thpnuma_hooks_install(void)
 			       hook->name, err);
 			goto rollback;
 		}
-		err = ftrace_set_filter(&thpnuma_ops, (unsigned char *)hook->name,
+		err = ftrace_set_filter(hook->ops, (unsigned char *)hook->name,
 					strlen(hook->name), 0);
 		if (err) {
 			pr_err("cannot hook %s: not traceable (%d)\n",
 			       hook->name, err);
 			goto rollback;
 		}
+		if (hook->ops == &thpnuma_direct_ops)
+			direct_funcs[nr_direct_funcs++] = hook->start;
 	}
 	/*
 	 * A hook that never sees a THP fault must not load: a kernel whose
@@ -403,39 +517,40 @@ int thpnuma_hooks_install(void)
 	}
 	err = register_ftrace_function(&thpnuma_ops);
 	if (err) {
-		report_register_error(err);
+		report_register_error(err, false);
+		goto rollback;
+	}
+	/*
+	 * The direct call last: from here on faults enter the replacements,
+	 * and only thpnuma_hooks_remove() waits for them to leave.
+	 */
+	err = direct_register();
+	if (err) {
+		/* Ours on try_to_free_pages is not the IPMODIFY user to find. */
+		ftrace_unregistered(unregister_ftrace_function(&thpnuma_ops));
+		report_register_error(err, true);
 		goto rollback;
 	}
 	return 0;
 
 rollback:
+	nr_direct_funcs = 0;
 	/* Drops every filter entry added so far, newest included. */
+	thpnuma_ftrace_free_filter(&thpnuma_direct_ops);
 	thpnuma_ftrace_free_filter(&thpnuma_ops);
 	return err;
 }
 
 void thpnuma_hooks_remove(void)
 {
-	int err = unregister_ftrace_function(&thpnuma_ops);
-
-	/*
-	 * Only a broken ftrace (ftrace_kill() after an ftrace bug) refuses:
-	 * the call sites still jump to our callback, and the module loader
-	 * frees our text as soon as we return, whatever the refcount. So
-	 * never return: a stuck rmmod (or failed insmod) beats an oops on
-	 * the next page fault. TASK_IDLE keeps the hung-task detector quiet.
-	 */
-	if (err) {
-		pr_crit("cannot unregister the ftrace hook (%d): ftrace still calls into thpnuma, so its code must stay; this rmmod/insmod will never return, reboot to remove thpnuma\n",
-			err);
-		for (;;)
-			schedule_timeout_idle(MAX_SCHEDULE_TIMEOUT);
-	}
+	ftrace_unregistered(direct_unregister() ?:
+			    unregister_ftrace_function(&thpnuma_ops));
+	thpnuma_ftrace_free_filter(&thpnuma_direct_ops);
 	thpnuma_ftrace_free_filter(&thpnuma_ops);
 
 	/*
-	 * unregister_ftrace_function() waited for an RCU-tasks grace period,
-	 * so no task is still between the callback and its in-flight count.
+	 * Unregistering waited for an RCU-tasks grace period (compat.h on
+	 * 5.10), so no task is still between tramp.S and its in-flight count.
 	 * Tasks inside a replacement can sleep in reclaim: wait for them.
 	 */
 	while (thpnuma_replacing_sum())

@@ -19,6 +19,7 @@
 static struct hlist_bl_head *inflight_buckets;
 struct hlist_bl_head *thpnuma_pending_buckets;
 unsigned int thpnuma_task_hash_bits;
+atomic_t thpnuma_pending_nr = ATOMIC_INIT(0);
 
 DEFINE_PER_CPU(long, thpnuma_replacing);
 
@@ -90,11 +91,15 @@ struct pending_fallback *pending_take(struct task_struct *task)
 {
 	struct task_entry *e = entry_find(pending_bucket(task), task, true);
 
-	return e ? container_of(e, struct pending_fallback, entry) : NULL;
+	if (!e)
+		return NULL;
+	atomic_dec(&thpnuma_pending_nr);
+	return container_of(e, struct pending_fallback, entry);
 }
 
 void pending_put(struct pending_fallback *p)
 {
+	atomic_inc(&thpnuma_pending_nr);
 	entry_add(pending_bucket(current), &p->entry);
 }
 
@@ -148,5 +153,6 @@ void thpnuma_inflight_exit(void)
 			kfree(container_of(e, struct pending_fallback, entry));
 		}
 	}
+	atomic_set(&thpnuma_pending_nr, 0);
 	tables_free();
 }

@@ -45,16 +45,23 @@ struct pending_fallback {
 
 extern struct hlist_bl_head *thpnuma_pending_buckets;
 extern unsigned int thpnuma_task_hash_bits;
+/* Pending fallbacks in the table; written only by faults that failed. */
+extern atomic_t thpnuma_pending_nr;
 
 static inline struct hlist_bl_head *pending_bucket(struct task_struct *task)
 {
 	return &thpnuma_pending_buckets[hash_ptr(task, thpnuma_task_hash_bits)];
 }
 
-/* Whether @task may have a pending fallback: one bucket head read. */
+/*
+ * Whether @task may have a pending fallback. Asked only by @task itself
+ * or for it as it exits, after it counted its own entry in: a zero count
+ * is exact for it. While no fault anywhere has one, one shared read.
+ */
 static __always_inline bool pending_maybe(struct task_struct *task)
 {
-	return !hlist_bl_empty(pending_bucket(task));
+	return atomic_read(&thpnuma_pending_nr) &&
+	       !hlist_bl_empty(pending_bucket(task));
 }
 
 void inflight_enter(struct inflight_alloc *alloc);

@@ -1,0 +1,39 @@
+#!/bin/sh
+# The hook's cost, deterministic: under the 1c2n-icount topology guest
+# time counts instructions, so fault rates repeat whatever the host's
+# load. make bench-overhead's A/B (thpnuma-bench.sh: module absent vs
+# loaded in kernel policy, ABBA rounds of fixed work, the fastest pass of
+# each run) for base pages and PMD THPs; the ratio of the medians must
+# reach the targets of bench/README.md, "Hook overhead".
+. /tests/lib.sh
+ROUNDS=${OVERHEAD_ROUNDS:-4}
+# kind:target pairs: loaded/absent faults per second, at least.
+TARGETS=${OVERHEAD_TARGETS:-"base:0.995 thp:0.999"}
+out=/tmp/overhead.out
+
+tap_plan $((1 + $(echo "$TARGETS" | wc -w)))
+kinds=
+for t in $TARGETS; do kinds="$kinds${kinds:+ }${t%%:*}"; done
+BENCH_MATRIX=0 BENCH_BASELINES='' BENCH_ROUNDS=$ROUNDS BENCH_AB_PASSES=20 \
+	BENCH_AB_KINDS="$kinds" /tests/thpnuma-bench.sh > $out 2>&1
+check "the A/B runs ($ROUNDS rounds of $kinds)" sh -c "! grep -q '^not ok' $out"
+
+# best_pass_per_sec of KIND in each run of STATE, one per line.
+rates() {
+	grep "^BENCH overhead state=$2 .* kind=$1 " $out |
+		sed -n "s/.*\"$1\":{[^}]*\"best_pass_per_sec\":\([0-9.e+]*\).*/\1/p"
+}
+median() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+for t in $TARGETS; do
+	kind=${t%%:*} target=${t#*:}
+	absent=$(rates "$kind" absent | median)
+	loaded=$(rates "$kind" kernel | median)
+	ratio=$(awk -v a="${absent:-0}" -v l="${loaded:-0}" \
+		'BEGIN { if (a > 0 && l > 0) printf "%.4f", l / a }')
+	check "$kind faults: loaded/absent ${ratio:-unmeasured} >= $target ($loaded/$absent per s)" \
+		awk -v r="${ratio:-0}" -v t="$target" 'BEGIN { exit !(r >= t) }'
+done
+tap_done
