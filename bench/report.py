@@ -288,8 +288,9 @@ def reclaim_lines(docs):
                           c["thp_fault_alloc"]["max"] + c["thp_fault_fallback"]["max"]))
     if len(lines) == 2:
         return []
-    return lines + ["", "Workload: %s; 16c4n boot (4 nodes, 16 vCPUs). Reclaim per run: %s." % (
-        "; ".join(sorted(work)), "; ".join(counts))]
+    return lines + ["", "Workload: %s; %s. Reclaim per run: %s." % (
+        "; ".join(sorted(work)), docs[0].get("reclaim_topology", "16c4n boot (4 nodes, 16 vCPUs)"),
+        "; ".join(counts))]
 
 
 def write_md(docs, path):
