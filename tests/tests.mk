@@ -31,7 +31,7 @@ guest-bin: $(addprefix $(GUEST_BIN)/,$(basename $(notdir $(GUEST_C)))) guest-thp
 	@mkdir -p $(GUEST_BIN)
 	cp $(GUEST_SH) $(GUEST_BIN)/
 
-TEST_MODULES := warn_on_load ipmodify_owner livepatch_thp
+TEST_MODULES := warn_on_load stall_on_load ipmodify_owner livepatch_thp
 
 $(BUILD)/%/lib/test-modules.stamp: $(wildcard $(TOP)/tests/modules/*) $(TOP)/module/compat.h
 	rm -rf $(BUILD)/$*/testmod && mkdir -p $(BUILD)/$*/testmod $(BUILD)/$*/lib

@@ -15,6 +15,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -243,14 +244,17 @@ def failed_checks(lines):
     return lines[0][:200] + more
 
 
-def parse(kver, topo, tests, results_text, console_text):
+def parse(kver, topo, tests, results_text, console_text, hung=None):
     """Judge one boot from its two serial logs.
 
     The guest's markers name test N of @tests by N (tools/vm/init).
+    @hung: the test during which the harness killed a guest that had
+    stopped answering, if it did.
     """
     names = {str(i): name for i, (name, _) in enumerate(tests, 1)}
     out = []
     ended = {}
+    stuck = set()
     current = None
     tap_seen = {}
     dmesg = []
@@ -268,6 +272,9 @@ def parse(kver, topo, tests, results_text, console_text):
             parts = line.split()
             ended[names.get(parts[1])] = int(parts[2].split("=")[1])
             current = None
+            continue
+        if line.startswith("@@THPNUMA-STUCK "):
+            stuck.add(names.get(line.split()[1]))
             continue
         if line == "@@THPNUMA-DMESG-BEGIN":
             in_dmesg = True
@@ -297,6 +304,15 @@ def parse(kver, topo, tests, results_text, console_text):
                 out.append(Result("FAIL", kver, topo, name, failed_checks(expected)))
             expected = []
     for name, _limit in tests:
+        if name in stuck:
+            out.append(Result("FAIL", kver, topo, name,
+                              "stuck in the kernel past its per-test limit "
+                              "(the blocked tasks are in the guest's dmesg)"))
+            continue
+        if name == hung:
+            out.append(Result("FAIL", kver, topo, name,
+                              "the guest stopped answering: killed by the harness"))
+            continue
         if name not in ended:
             out.append(Result("FAIL", kver, topo, name, "no result: guest died or timed out"))
             continue
@@ -320,6 +336,84 @@ def parse(kver, topo, tests, results_text, console_text):
     return out, dmesg
 
 
+# Host seconds a test may run past its limit before the harness takes the
+# guest for hung: its own watchdog (tools/vm/init) reports a test stuck
+# 30 s past the limit, and a TCG guest on a busy host runs late.
+HANG_GRACE = 150
+# Host seconds to wait, after the guest's report of a stuck test, for the
+# dmesg it dumps.
+STUCK_DUMP_WAIT = 60
+
+
+class Progress:
+    """Which test a running guest is in, from the markers of its results
+    log, read as it grows; and whether it hangs there."""
+
+    def __init__(self, path, tests, slowdown):
+        self.path, self.tests, self.slowdown = path, tests, slowdown
+        self.offset = 0
+        self.partial = b""
+        self.current = None     # (test number, host time it began)
+        self.stuck_at = None
+        self.dumped = False
+
+    def _read(self):
+        with open(self.path, "rb") as f:
+            f.seek(self.offset)
+            data = f.read()
+        self.offset += len(data)
+        lines = (self.partial + data).split(b"\n")
+        self.partial = lines.pop()
+        now = time.time()
+        for raw in lines:
+            line = raw.decode(errors="replace").rstrip("\r")
+            if line.startswith("@@THPNUMA-BEGIN "):
+                self.current = (int(line.split()[1]), now)
+            elif line.startswith("@@THPNUMA-END "):
+                self.current = None
+            elif line.startswith("@@THPNUMA-STUCK "):
+                self.stuck_at = now
+            elif line == "@@THPNUMA-DMESG-END" and self.stuck_at:
+                self.dumped = True
+
+    def running(self):
+        """The name of the test the guest is in, if any."""
+        return self.tests[self.current[0] - 1][0] if self.current else None
+
+    def hang(self):
+        """Why the guest counts as hung, or None."""
+        self._read()
+        now = time.time()
+        if self.stuck_at and (self.dumped or now - self.stuck_at > STUCK_DUMP_WAIT):
+            return "%s is stuck in the kernel past its limit" % self.running()
+        if self.current:
+            number, began = self.current
+            allowed = (self.tests[number - 1][1] + HANG_GRACE) * self.slowdown
+            if now - began > allowed:
+                return "no answer %d s into %s" % (now - began, self.running())
+        return None
+
+
+_print_lock = threading.Lock()
+
+
+def report_kill(tag, seconds, why, console_log, results_log):
+    """Say why the harness killed a guest, with the end of its console and
+    any blocked tasks the guest dumped: a CI log's tail then tells."""
+    console = open(console_log, errors="replace").read().splitlines()
+    results = open(results_log, errors="replace").read().splitlines()
+    blocked = []
+    for i, line in enumerate(results):
+        if "Show Blocked State" in line:
+            blocked = [l for l in results[i:i + 80] if not l.startswith("@@THPNUMA")]
+    lines = ["harness: killed %s after %.0f s: %s" % (tag, seconds, why)]
+    if blocked:
+        lines += ["  | " + l for l in blocked]
+    lines += ["  | console: " + l for l in console[-30:]]
+    with _print_lock:
+        print("\n".join(lines), flush=True)
+
+
 def run_boot(kver, topo, tests, zram, keep_dir, node_mb=None, timeout=None, stream=False,
              extra_conf=None, boot_args=""):
     """Boot once and return (results, results_text, dmesg)."""
@@ -339,11 +433,21 @@ def run_boot(kver, topo, tests, zram, keep_dir, node_mb=None, timeout=None, stre
     limit = timeout or (sum(l for _, l in tests) + 120)
     if topo in ICOUNT_TOPOLOGIES:
         limit *= ICOUNT_SLOWDOWN
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    slowdown = ICOUNT_SLOWDOWN if topo in ICOUNT_TOPOLOGIES else 1
+    # QEMU's messages go to a file: a pipe read only at the end would stop
+    # QEMU, and its guest, once full.
+    stderr_log = os.path.join(workdir, "qemu.stderr")
+    with open(stderr_log, "w") as err_file:
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err_file)
     start = time.time()
     shown = 0
+    progress = Progress(results_log, tests, slowdown)
+    why = None
     while proc.poll() is None:
-        if time.time() - start > limit:
+        why = progress.hang()
+        if not why and time.time() - start > limit:
+            why = "over the boot's limit of %d s" % limit
+        if why:
             proc.kill()
             break
         if stream:
@@ -352,13 +456,15 @@ def run_boot(kver, topo, tests, zram, keep_dir, node_mb=None, timeout=None, stre
     proc.wait()
     if stream:
         _stream(results_log, shown)
-    err = proc.stderr.read().decode(errors="replace")
-    if err.strip():
-        with open(os.path.join(workdir, "qemu.stderr"), "w") as f:
-            f.write(err)
+    if why:
+        report_kill(tag, time.time() - start, why, console_log, results_log)
+    if not open(stderr_log, errors="replace").read().strip():
+        os.unlink(stderr_log)
     results_text = open(results_log, errors="replace").read()
     console_text = open(console_log, errors="replace").read()
-    results, dmesg = parse(kver, topo, tests, results_text, console_text)
+    # A guest the harness killed in a test that had not reported stuck.
+    hung = progress.running() if why and not progress.stuck_at else None
+    results, dmesg = parse(kver, topo, tests, results_text, console_text, hung=hung)
     # Guest seconds per test, from the END markers (tools/vm/init).
     for line in results_text.splitlines():
         m = re.match(r"@@THPNUMA-END (\d+) rc=\d+ secs=(\d+)", line.strip())
@@ -395,6 +501,18 @@ def self_test(kver, keep_dir):
     clean = any(r.status == "PASS" and r.name == "boot: dmesg clean" for r in results)
     out.append(Result("PASS" if caught and clean else "FAIL", kver, "2n",
                       "harness self-test: a failing assertion fails the run"))
+    # The test's limit is 5 s, the boot's 900 s: the guest's report of
+    # the stuck test, not the boot's limit, must end it.
+    start = time.time()
+    results, results_text, _ = run_boot(kver, "2n", [("selftest-stuck.sh", 5)], False,
+                                        os.path.join(keep_dir, "selftest-stuck"), timeout=900)
+    took = time.time() - start
+    named = any(r.status == "FAIL" and r.name == "selftest-stuck.sh"
+                and "stuck in the kernel" in r.detail for r in results)
+    dumped = "stall_on_load" in results_text and "Show Blocked State" in results_text
+    out.append(Result("PASS" if named and dumped and took < 300 else "FAIL", kver, "2n",
+                      "harness self-test: a test stuck in the kernel ends the boot, named",
+                      "%.0f s, named %s, blocked tasks dumped %s" % (took, named, dumped)))
     return out
 
 
@@ -439,10 +557,12 @@ def main():
                    for k, t, tests, z, b in boots]
         if args.self_test:
             futures.append(pool.submit(lambda: (self_test(args.kernels[0], args.logs), None, None)))
-        for f in futures:
+        # As they end, so that a boot that hangs holds back no other's.
+        for f in concurrent.futures.as_completed(futures):
             res = f.result()[0]
-            for r in res:
-                print(r.line(), flush=True)
+            with _print_lock:
+                for r in res:
+                    print(r.line(), flush=True)
             results += res
     passed = sum(r.status == "PASS" for r in results)
     failed = sum(r.status == "FAIL" for r in results)

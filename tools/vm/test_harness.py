@@ -5,6 +5,7 @@
 """
 import os
 import sys
+import tempfile
 import unittest
 
 sys.dont_write_bytecode = True
@@ -58,6 +59,58 @@ class FailedCase(unittest.TestCase):
         r = judge(boot("ok 1 f.one", rc=0))
         self.assertEqual("PASS", r["thp-kinds: f.one"].status)
         self.assertEqual("PASS", r["boot: dmesg clean"].status)
+
+
+class Hang(unittest.TestCase):
+    """A test whose task SIGKILL cannot end, or a guest that stops."""
+
+    def setUp(self):
+        fd, self.path = tempfile.mkstemp()
+        os.close(fd)
+        self.addCleanup(os.unlink, self.path)
+        self.progress = harness.Progress(self.path, TESTS, 1)
+
+    def write(self, *lines):
+        with open(self.path, "a") as f:
+            f.write("".join(l + "\n" for l in lines))
+
+    def test_stuck_test_is_named(self):
+        r = judge("\n".join(["@@THPNUMA-BEGIN 1 thp-kinds", "ok 1 f.one",
+                             "@@THPNUMA-STUCK 1", "@@THPNUMA-DMESG-BEGIN",
+                             "[ 9.0] sysrq: Show Blocked State",
+                             "@@THPNUMA-DMESG-END"]))
+        self.assertEqual("FAIL", r["thp-kinds"].status)
+        self.assertIn("stuck in the kernel", r["thp-kinds"].detail)
+        self.assertEqual("FAIL", r["boot: guest finished"].status)
+
+    def test_a_hung_guest_is_named(self):
+        out, _ = harness.parse("7.3", "2n", TESTS, "@@THPNUMA-BEGIN 1 thp-kinds", "",
+                               hung="thp-kinds")
+        self.assertIn("stopped answering", {r.name: r for r in out}["thp-kinds"].detail)
+
+    def test_running_within_its_limit_is_no_hang(self):
+        self.write("@@THPNUMA-BEGIN 1 thp-kinds", "ok 1 f.one")
+        self.assertIsNone(self.progress.hang())
+        self.assertEqual("thp-kinds", self.progress.running())
+        self.write("@@THPNUMA-END 1 rc=0 secs=5")
+        self.assertIsNone(self.progress.hang())
+        self.assertIsNone(self.progress.running())
+
+    def test_past_limit_and_grace_is_a_hang(self):
+        self.write("@@THPNUMA-BEGIN 1 thp-kinds")
+        self.assertIsNone(self.progress.hang())
+        number, began = self.progress.current
+        self.progress.current = (number, began - 600 - harness.HANG_GRACE - 1)
+        self.assertIn("no answer", self.progress.hang())
+
+    def test_stuck_report_ends_the_boot_once_dumped(self):
+        # A marker split across two reads still counts.
+        self.write("@@THPNUMA-BEGIN 1 thp-kinds", "@@THPNUMA-STUCK 1")
+        with open(self.path, "a") as f:
+            f.write("@@THPNUMA-DMESG-BEGIN\n@@THPNUMA-DMESG-")
+        self.assertIsNone(self.progress.hang())
+        self.write("END")
+        self.assertIn("thp-kinds is stuck", self.progress.hang())
 
 
 if __name__ == "__main__":
