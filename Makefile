@@ -44,7 +44,7 @@ module modules:
 # CHROOT_KERNELS build in their suite's chroot (chroot-kbuild.sh takes
 # make's arguments); $(MAKE) stays literal so that make passes its
 # jobserver on.
-$(patsubst %,$(BUILD)/%/thpnuma.ko,$(SUPPORTED_KERNELS)): $(BUILD)/%/thpnuma.ko: $(wildcard $(TOP)/module/*.[ch]) $(TOP)/Kbuild $(TOP)/module/Kbuild $(TOP)/kernels.mk
+$(patsubst %,$(BUILD)/%/thpnuma.ko,$(SUPPORTED_KERNELS)): $(BUILD)/%/thpnuma.ko: $(wildcard $(TOP)/module/*.[chS]) $(TOP)/Kbuild $(TOP)/module/Kbuild $(TOP)/kernels.mk
 	rm -rf $(BUILD)/$*/src && mkdir -p $(BUILD)/$*/src
 	cp -r $(TOP)/Kbuild $(TOP)/version.mk $(TOP)/kernels.mk $(TOP)/module $(BUILD)/$*/src/
 	$(if $(filter $*,$(CHROOT_KERNELS)),$(TOP)/tools/build/chroot-kbuild.sh,$(MAKE)) -C /usr/src/linux-headers-$* M=$(abspath $(BUILD)/$*/src) modules
