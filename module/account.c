@@ -206,6 +206,11 @@ void notrace thpnuma_unmatched_call(unsigned long parent_ip,
 {
 	int i;
 
+	/*
+	 * The hook leaves out a replacement's own calls before this, but
+	 * under a return probe it finds the parent only afterwards, through
+	 * the unwinder.
+	 */
 	if (within_module(parent_ip, THIS_MODULE))
 		return;
 	for (i = 0; i < ARRAY_SIZE(other_callers); i++)

@@ -340,8 +340,10 @@ static inline int thpnuma_direct_unregister(struct ftrace_ops *ops,
 	while (nr--)
 		err = unregister_ftrace_direct(funcs[nr], addr) ?: err;
 	/*
-	 * Only the last one waits, and not for the others: no task may
-	 * still be between the entry and the replacement's in-flight count.
+	 * 5.10 waits for RCU-tasks only in the call that drops the last site
+	 * of @addr, so not at all if one of them failed: wait here, so that
+	 * on return no task is between tramp.S and a replacement's in-flight
+	 * count, as after the ops API's unregistration.
 	 */
 	synchronize_rcu_tasks();
 	return err;

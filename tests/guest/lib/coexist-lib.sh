@@ -21,7 +21,7 @@ faults_counted() {
 # enabled_functions lines for a hooked function.
 hooked_line() { grep "^$1 " $T/enabled_functions 2>/dev/null; }
 
-# Kernel functions the module kprobes (module/hook.c); nobody else does here.
+# Kernel functions the module kprobes (module/probes.c); nobody else does here.
 PROBED='compact_zone_order|try_to_free_pages|shrink_node'
 kprobes_of_thpnuma() { grep -cE " ($PROBED)\+" /sys/kernel/debug/kprobes/list; }
 
