@@ -397,11 +397,11 @@ class Progress:
 _print_lock = threading.Lock()
 
 
-def report_kill(tag, seconds, why, console_log, results_log):
+def report_kill(tag, seconds, why, console_text, results_text):
     """Say why the harness killed a guest, with the end of its console and
     any blocked tasks the guest dumped: a CI log's tail then tells."""
-    console = open(console_log, errors="replace").read().splitlines()
-    results = open(results_log, errors="replace").read().splitlines()
+    console = console_text.splitlines()
+    results = results_text.splitlines()
     blocked = []
     for i, line in enumerate(results):
         if "Show Blocked State" in line:
@@ -430,10 +430,8 @@ def run_boot(kver, topo, tests, zram, keep_dir, node_mb=None, timeout=None, stre
         open(p, "w").close()
     cmd = qemu_command(kver, topo, initrd, console_log, results_log, node_mb, boot_args)
     # Hard limit for the whole boot: the tests' own limits plus boot time.
-    limit = timeout or (sum(l for _, l in tests) + 120)
-    if topo in ICOUNT_TOPOLOGIES:
-        limit *= ICOUNT_SLOWDOWN
     slowdown = ICOUNT_SLOWDOWN if topo in ICOUNT_TOPOLOGIES else 1
+    limit = (timeout or (sum(l for _, l in tests) + 120)) * slowdown
     # QEMU's messages go to a file: a pipe read only at the end would stop
     # QEMU, and its guest, once full.
     stderr_log = os.path.join(workdir, "qemu.stderr")
@@ -456,12 +454,12 @@ def run_boot(kver, topo, tests, zram, keep_dir, node_mb=None, timeout=None, stre
     proc.wait()
     if stream:
         _stream(results_log, shown)
-    if why:
-        report_kill(tag, time.time() - start, why, console_log, results_log)
     if not open(stderr_log, errors="replace").read().strip():
         os.unlink(stderr_log)
     results_text = open(results_log, errors="replace").read()
     console_text = open(console_log, errors="replace").read()
+    if why:
+        report_kill(tag, time.time() - start, why, console_text, results_text)
     # A guest the harness killed in a test that had not reported stuck.
     hung = progress.running() if why and not progress.stuck_at else None
     results, dmesg = parse(kver, topo, tests, results_text, console_text, hung=hung)
