@@ -18,6 +18,8 @@ CONFORMANCE_KERNELS := $(STRESS_KERNELS)
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 PREFIX ?= /usr/local
+# systemd reads units from /usr/local/lib/systemd/system too.
+SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
 DESTDIR ?=
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -94,7 +96,9 @@ UNINSTALL_FILES := $(foreach d,/lib /usr/lib,$(foreach z,.ko .ko.gz .ko.xz .ko.z
 	$(DESTDIR)$(PREFIX)/sbin/thpnumactl \
 	$(DESTDIR)$(PREFIX)/share/man/man8/thpnumactl.8 \
 	$(DESTDIR)$(PREFIX)/share/man/man7/thpnuma.7 \
-	$(DESTDIR)$(PREFIX)/share/bash-completion/completions/thpnumactl
+	$(DESTDIR)$(PREFIX)/share/bash-completion/completions/thpnumactl \
+	$(DESTDIR)$(SYSTEMD_UNIT_DIR)/thpnuma-exporter.service \
+	$(DESTDIR)$(SYSTEMD_UNIT_DIR)/thpnuma-exporter.timer
 
 uninstall:
 	rm -f $(UNINSTALL_FILES)

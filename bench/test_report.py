@@ -251,19 +251,36 @@ class GuestOrders(unittest.TestCase):
 THPNUMACTL = os.path.join(os.path.dirname(HERE), "build", "userspace", "thpnumactl")
 
 
+def version():
+    """The version THPNUMACTL was built with, which the module must have."""
+    out = subprocess.run([THPNUMACTL, "--version"], capture_output=True,
+                         text=True, check=True).stdout
+    return out.split()[-1]
+
+
 @unittest.skipUnless(os.access(THPNUMACTL, os.X_OK), "no built thpnumactl")
 class GuestCapture(unittest.TestCase):
-    """hist_json from thpnuma-bench.sh, with thpnumactl on a fake debugfs."""
+    """hist_json from thpnuma-bench.sh, with thpnumactl on a fake sysfs."""
 
     def hist_json(self, text):
         fn = guest_function("hist_json")
         d = tempfile.mkdtemp()
         try:
-            with open(os.path.join(d, "hist"), "w") as f:
-                f.write(text)
+            # A loaded module of thpnumactl's version, all rows in node 0's
+            # file: thpnumactl joins the nodes' files before parsing.
+            module = os.path.join(d, "module", "thpnuma")
+            node0 = os.path.join(d, "kernel", "thpnuma", "nodes", "node0")
+            os.makedirs(module)
+            os.makedirs(node0)
+            files = {os.path.join(module, "initstate"): "live\n",
+                     os.path.join(module, "version"): version() + "\n",
+                     os.path.join(node0, "hist"): text}
+            for path, content in files.items():
+                with open(path, "w") as f:
+                    f.write(content)
             # The guest's sh is busybox's.
             shell = ["busybox", "sh"] if shutil.which("busybox") else ["sh"]
-            env = dict(os.environ, THPNUMACTL_DEBUGFS=d,
+            env = dict(os.environ, THPNUMACTL_SYSFS=d,
                        PATH=os.path.dirname(THPNUMACTL) + ":" + os.environ["PATH"])
             p = subprocess.run(shell + ["-c", fn + "hist_json"], env=env,
                                capture_output=True, text=True)

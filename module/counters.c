@@ -140,28 +140,41 @@ void thpnuma_counters_exit(void)
 	counter_set_exit(&node_set);
 }
 
-static void sum_counters(const struct counter_set *set, u64 *sum)
+/* Every CPU's @nr counters of @set from @first, summed into @sum. */
+static void sum_range(const struct counter_set *set, size_t first, size_t nr,
+		      u64 *sum)
 {
 	size_t i;
 	int cpu;
 
-	memset(sum, 0, set->nr * sizeof(u64));
+	memset(sum, 0, nr * sizeof(u64));
 	for_each_possible_cpu(cpu) {
-		const u64 *pcp = per_cpu_ptr(*set->pcp, cpu);
+		const u64 *pcp = per_cpu_ptr(*set->pcp, cpu) + first;
 
-		for (i = 0; i < set->nr; i++)
+		for (i = 0; i < nr; i++)
 			sum[i] += READ_ONCE(pcp[i]);
 	}
 }
 
-/* @set's counters since the last reset, into @snap; under the lock. */
-static void counter_set_read(const struct counter_set *set, u64 *snap)
+static void sum_counters(const struct counter_set *set, u64 *sum)
+{
+	sum_range(set, 0, set->nr, sum);
+}
+
+/* The same since the last reset; under the lock. */
+static void read_range(const struct counter_set *set, size_t first,
+		       size_t nr, u64 *snap)
 {
 	size_t i;
 
-	sum_counters(set, snap);
-	for (i = 0; i < set->nr; i++)
-		snap[i] -= set->baseline[i];
+	sum_range(set, first, nr, snap);
+	for (i = 0; i < nr; i++)
+		snap[i] -= set->baseline[first + i];
+}
+
+static void counter_set_read(const struct counter_set *set, u64 *snap)
+{
+	read_range(set, 0, set->nr, snap);
 }
 
 /* Counters since the last reset; the caller kvfree()s the array. */
@@ -211,6 +224,32 @@ u64 *thpnuma_hist_snapshot(void)
 u64 *thpnuma_orders_snapshot(void)
 {
 	return node_sets_snapshot(&order_sets);
+}
+
+/*
+ * One node's rows, for its sysfs files: a reader pays for its node only,
+ * not for a snapshot of every node.
+ */
+void thpnuma_node_counters_read(int nid, u64 out[THPNUMA_NR_COUNTERS])
+{
+	mutex_lock(&thpnuma_counters_lock);
+	read_range(&node_set, (size_t)nid * THPNUMA_NR_COUNTERS,
+		   THPNUMA_NR_COUNTERS, out);
+	mutex_unlock(&thpnuma_counters_lock);
+}
+
+void thpnuma_node_hist_read(int nid, u64 out[THPNUMA_HIST_PER_NODE])
+{
+	mutex_lock(&thpnuma_counters_lock);
+	counter_set_read(&hist_sets.sets[nid], out);
+	mutex_unlock(&thpnuma_counters_lock);
+}
+
+void thpnuma_node_orders_read(int nid, u64 out[THPNUMA_ORDERS_PER_NODE])
+{
+	mutex_lock(&thpnuma_counters_lock);
+	counter_set_read(&order_sets.sets[nid], out);
+	mutex_unlock(&thpnuma_counters_lock);
 }
 
 void thpnuma_counters_reset(void)

@@ -9,7 +9,6 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <generated/utsrelease.h>
 #include "compat.h"
 #include "thpnuma.h"
 
@@ -156,138 +155,53 @@ static const struct file_operations overrides_fops = {
 	.release	= single_release,
 };
 
-/* Per-policy totals: what the default and the overrides did. */
 static int policies_show(struct seq_file *m, void *v)
 {
-	u64 *snap = thpnuma_policy_counters_snapshot();
-	unsigned int tasks[THPNUMA_NR_POLICIES];
-	int p, c;
-
-	if (!snap)
-		return -ENOMEM;
-	thpnuma_tasks_count_by_policy(tasks);
-	seq_puts(m, "policy tasks");
-	for (c = 0; c < THPNUMA_NR_POLICY_COUNTERS; c++)
-		seq_printf(m, " %s", thpnuma_policy_counter_names[c]);
-	seq_putc(m, '\n');
-	for (p = 0; p < THPNUMA_NR_POLICIES; p++) {
-		seq_printf(m, "%s %u", thpnuma_policy_names[p], tasks[p]);
-		for (c = 0; c < THPNUMA_NR_POLICY_COUNTERS; c++)
-			seq_printf(m, " %llu",
-				   snap[p * THPNUMA_NR_POLICY_COUNTERS + c]);
-		seq_putc(m, '\n');
-	}
-	kvfree(snap);
-	return 0;
+	return thpnuma_policies_show(m);
 }
 DEFINE_SHOW_ATTRIBUTE(policies);
-
-/* A node that went offline keeps its rows while it has counts. */
-static bool node_shown(int nid, const u64 *counts, size_t nr)
-{
-	return node_online(nid) || memchr_inv(counts, 0, nr * sizeof(*counts));
-}
 
 static int stats_show(struct seq_file *m, void *v)
 {
 	u64 *snap = thpnuma_counters_snapshot();
-	int nid, c;
+	int nid;
 
 	if (!snap)
 		return -ENOMEM;
-	seq_puts(m, "node");
-	for (c = 0; c < THPNUMA_NR_COUNTERS; c++)
-		seq_printf(m, " %s", thpnuma_counter_names[c]);
-	seq_putc(m, '\n');
-	for_each_node(nid) {
-		const u64 *row = &snap[nid * THPNUMA_NR_COUNTERS];
-
-		if (!node_shown(nid, row, THPNUMA_NR_COUNTERS))
-			continue;
-		seq_printf(m, "%d", nid);
-		for (c = 0; c < THPNUMA_NR_COUNTERS; c++)
-			seq_printf(m, " %llu", row[c]);
-		seq_putc(m, '\n');
-	}
+	thpnuma_stats_header(m);
+	for_each_node(nid)
+		thpnuma_stats_rows(m, nid, &snap[nid * THPNUMA_NR_COUNTERS]);
 	kvfree(snap);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
 
-/*
- * One row per node and outcome: count, sum_ns, then the buckets, each
- * named in the header by its exclusive upper bound in ns.
- */
 static int hist_show(struct seq_file *m, void *v)
 {
 	u64 *snap = thpnuma_hist_snapshot();
-	int nid, o, b;
+	int nid;
 
 	if (!snap)
 		return -ENOMEM;
-	seq_puts(m, "node outcome count sum_ns");
-	for (b = 0; b < THPNUMA_HIST_BUCKETS - 1; b++)
-		seq_printf(m, " %llu", thpnuma_hist_bound(b));
-	seq_puts(m, " inf\n");
-	for_each_node(nid) {
-		const u64 *node_hist = &snap[nid * THPNUMA_HIST_PER_NODE];
-
-		if (!node_shown(nid, node_hist, THPNUMA_HIST_PER_NODE))
-			continue;
-		for (o = 0; o < THPNUMA_NR_HIST_OUTCOMES; o++) {
-			const u64 *h = &node_hist[o * THPNUMA_HIST_SLOTS];
-			u64 count = 0;
-
-			for (b = 0; b < THPNUMA_HIST_BUCKETS; b++)
-				count += h[b];
-			seq_printf(m, "%d %s %llu %llu", nid,
-				   thpnuma_hist_outcome_names[o], count,
-				   h[THPNUMA_HIST_SUM]);
-			for (b = 0; b < THPNUMA_HIST_BUCKETS; b++)
-				seq_printf(m, " %llu", h[b]);
-			seq_putc(m, '\n');
-		}
-	}
+	thpnuma_hist_header(m);
+	for_each_node(nid)
+		thpnuma_hist_rows(m, nid, &snap[nid * THPNUMA_HIST_PER_NODE]);
 	kvfree(snap);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(hist);
 
-/*
- * One row per node, kind and order with any count: the order the kernel
- * finally mapped, largest first, as in hugepages-<size>kB.
- */
 static int orders_show(struct seq_file *m, void *v)
 {
 	u64 *snap = thpnuma_orders_snapshot();
-	int nid, kind, order, o;
+	int nid;
 
 	if (!snap)
 		return -ENOMEM;
-	seq_puts(m, "node kind order size_kb");
-	for (o = 0; o < THPNUMA_NR_ORDER_OUTCOMES; o++)
-		seq_printf(m, " %s", thpnuma_order_outcome_names[o]);
-	seq_putc(m, '\n');
-	for_each_node(nid) {
-		const u64 *node_orders = &snap[nid * THPNUMA_ORDERS_PER_NODE];
-
-		for (kind = 0; kind < THPNUMA_NR_KINDS; kind++) {
-			for (order = THPNUMA_MAX_THP_ORDER; order > 0; order--) {
-				const u64 *row = &node_orders[
-					thpnuma_order_slot(kind, order, 0)];
-
-				if (!memchr_inv(row, 0, THPNUMA_NR_ORDER_OUTCOMES *
-						sizeof(*row)))
-					continue;
-				seq_printf(m, "%d %s %d %lu", nid,
-					   thpnuma_kind_names[kind], order,
-					   (PAGE_SIZE << order) / SZ_1K);
-				for (o = 0; o < THPNUMA_NR_ORDER_OUTCOMES; o++)
-					seq_printf(m, " %llu", row[o]);
-				seq_putc(m, '\n');
-			}
-		}
-	}
+	thpnuma_orders_header(m);
+	for_each_node(nid)
+		thpnuma_orders_rows(m, nid,
+				    &snap[nid * THPNUMA_ORDERS_PER_NODE]);
 	kvfree(snap);
 	return 0;
 }
@@ -295,9 +209,7 @@ DEFINE_SHOW_ATTRIBUTE(orders);
 
 static int version_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "version %s\nkernel %s\nhooked_symbol %s\nprobe_missed %lu\nunmatched_thp_calls %lu\n",
-		   THPNUMA_VERSION, UTS_RELEASE, THPNUMA_HOOKED_SYMBOL,
-		   thpnuma_probe_missed(), thpnuma_unmatched_calls());
+	thpnuma_version_show(m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(version);

@@ -7,6 +7,13 @@
  * (config.c), and the 0400 debugfs files stay readable. A kernel booted
  * with debugfs=off has no debugfs at all: tasks also lists the overrides.
  *
+ * The counters are here too, readable by any user, so that an exporter
+ * needs no root: nodes/nodeN/{stats,hist,orders} hold one node's rows of
+ * the debugfs tables under the same header, and policies and version are
+ * the debugfs files. One node per file keeps a file within the page sysfs
+ * formats it in, whatever the number of nodes, and sysfs formats a file
+ * once per open, so a reader never sees two snapshots spliced.
+ *
  * A kobject rather than module parameters: a write arrives with its
  * length, so it is parsed as strictly as the debugfs file (an embedded NUL
  * is refused), and a PID is meaningless at load time, when parameters are
@@ -16,6 +23,7 @@
 
 #include <linux/kobject.h>
 #include <linux/mm.h>
+#include <linux/nodemask.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
@@ -23,6 +31,8 @@
 #include "thpnuma.h"
 
 static struct kobject *thpnuma_kobj;
+static struct kobject *nodes_kobj;
+static struct kobject **node_kobjs;	/* [nid], possible nodes only */
 
 /* One whole value per write, as in debugfs. */
 static bool control_write_ok(size_t count, const char *file)
@@ -103,15 +113,108 @@ static ssize_t reset_store(struct kobject *kobj, struct kobj_attribute *attr,
 	return count;
 }
 
+/*
+ * The end of a read-only file's show: its length, the text being in sysfs'
+ * page. The tables are sized to fit (tables.c), so an overflow is a bug,
+ * not a big machine.
+ */
+static ssize_t page_used(struct seq_file *m)
+{
+	if (WARN_ON_ONCE(seq_has_overflowed(m)))
+		return -EFBIG;
+	return m->count;
+}
+
+/* nodes/nodeN/NAME: that node's counters, as one of the debugfs tables. */
+struct node_file {
+	struct kobj_attribute attr;
+	size_t nr;				/* counters per node */
+	void (*read)(int nid, u64 *counts);
+	void (*header)(struct seq_file *m);
+	void (*rows)(struct seq_file *m, int nid, const u64 *counts);
+};
+
+static ssize_t node_file_show(struct kobject *kobj,
+			      struct kobj_attribute *attr, char *buf)
+{
+	const struct node_file *f = container_of(attr, struct node_file, attr);
+	struct seq_file m = { .buf = buf, .size = PAGE_SIZE };
+	u64 *counts;
+	int nid;
+
+	/* The node is in the directory's name, which nodes_init() gave. */
+	if (sscanf(kobject_name(kobj), "node%d", &nid) != 1 ||
+	    nid < 0 || nid >= nr_node_ids)
+		return -ENODEV;
+	counts = kmalloc_array(f->nr, sizeof(*counts), GFP_KERNEL);
+	if (!counts)
+		return -ENOMEM;
+	f->read(nid, counts);
+	f->header(&m);
+	f->rows(&m, nid, counts);
+	kfree(counts);
+	return page_used(&m);
+}
+
+#define NODE_FILE(_name, _nr, _read, _table) {				\
+	.attr	= __ATTR(_name, 0444, node_file_show, NULL),		\
+	.nr	= _nr,							\
+	.read	= _read,						\
+	.header	= thpnuma_##_table##_header,				\
+	.rows	= thpnuma_##_table##_rows,				\
+}
+
+static struct node_file node_files[] = {
+	NODE_FILE(stats, THPNUMA_NR_COUNTERS, thpnuma_node_counters_read,
+		  stats),
+	NODE_FILE(hist, THPNUMA_HIST_PER_NODE, thpnuma_node_hist_read, hist),
+	NODE_FILE(orders, THPNUMA_ORDERS_PER_NODE, thpnuma_node_orders_read,
+		  orders),
+};
+
+static struct attribute *node_attrs[] = {
+	&node_files[0].attr.attr,
+	&node_files[1].attr.attr,
+	&node_files[2].attr.attr,
+	NULL,
+};
+
+static const struct attribute_group node_attr_group = {
+	.attrs	= node_attrs,
+};
+
+static ssize_t policies_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	struct seq_file m = { .buf = buf, .size = PAGE_SIZE };
+	int err = thpnuma_policies_show(&m);
+
+	return err ? err : page_used(&m);
+}
+
+static ssize_t version_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	struct seq_file m = { .buf = buf, .size = PAGE_SIZE };
+
+	thpnuma_version_show(&m);
+	return page_used(&m);
+}
+
 static struct bin_attribute tasks_attr = {
 	.attr	= { .name = "tasks", .mode = 0600 },
 	.read	= tasks_read,
 	.write	= tasks_write,
 };
+
 static struct kobj_attribute reset_attr = __ATTR_WO(reset);
+static struct kobj_attribute policies_attr = __ATTR_RO(policies);
+static struct kobj_attribute version_attr = __ATTR_RO(version);
 
 static struct attribute *thpnuma_attrs[] = {
 	&reset_attr.attr,
+	&policies_attr.attr,
+	&version_attr.attr,
 	NULL,
 };
 
@@ -124,6 +227,47 @@ static const struct attribute_group thpnuma_attr_group = {
 	.attrs		= thpnuma_attrs,
 	.bin_attrs	= thpnuma_bin_attrs,
 };
+
+static void nodes_exit(void)
+{
+	int nid;
+
+	for (nid = 0; node_kobjs && nid < nr_node_ids; nid++)
+		kobject_put(node_kobjs[nid]);
+	kfree(node_kobjs);
+	node_kobjs = NULL;
+	kobject_put(nodes_kobj);
+	nodes_kobj = NULL;
+}
+
+/* Every possible node, as in debugfs: one hot-added later has its files. */
+static int nodes_init(void)
+{
+	char name[16];
+	int nid, err;
+
+	nodes_kobj = kobject_create_and_add("nodes", thpnuma_kobj);
+	node_kobjs = kcalloc(nr_node_ids, sizeof(*node_kobjs), GFP_KERNEL);
+	if (!nodes_kobj || !node_kobjs)
+		goto nomem;
+	for_each_node(nid) {
+		snprintf(name, sizeof(name), "node%d", nid);
+		node_kobjs[nid] = kobject_create_and_add(name, nodes_kobj);
+		if (!node_kobjs[nid])
+			goto nomem;
+		err = sysfs_create_group(node_kobjs[nid], &node_attr_group);
+		if (err)
+			goto fail;
+	}
+	return 0;
+
+nomem:
+	err = -ENOMEM;
+fail:
+	pr_err("cannot create /sys/kernel/" KBUILD_MODNAME "/nodes: %d\n", err);
+	nodes_exit();
+	return err;
+}
 
 int thpnuma_sysfs_init(void)
 {
@@ -139,15 +283,23 @@ int thpnuma_sysfs_init(void)
 	if (err) {
 		pr_err("cannot create /sys/kernel/" KBUILD_MODNAME " files: %d\n",
 		       err);
-		kobject_put(thpnuma_kobj);
-		thpnuma_kobj = NULL;
+		goto err_kobj;
 	}
+	err = nodes_init();
+	if (err)
+		goto err_kobj;
+	return 0;
+
+err_kobj:
+	kobject_put(thpnuma_kobj);
+	thpnuma_kobj = NULL;
 	return err;
 }
 
 /* Removing the files waits for writes in progress. */
 void thpnuma_sysfs_exit(void)
 {
+	nodes_exit();
 	kobject_put(thpnuma_kobj);
 	thpnuma_kobj = NULL;
 }

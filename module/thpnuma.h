@@ -49,6 +49,7 @@ static inline void thpnuma_count_order(int nid, unsigned int kind,
 	this_cpu_inc(thpnuma_orders[nid][thpnuma_order_slot(kind, order, o)]);
 }
 
+struct seq_file;
 int thpnuma_counters_init(void);
 void thpnuma_counters_exit(void);
 /* Snapshots since the last reset; the caller kvfree()s them. */
@@ -56,7 +57,24 @@ u64 *thpnuma_counters_snapshot(void);
 u64 *thpnuma_policy_counters_snapshot(void);
 u64 *thpnuma_hist_snapshot(void);
 u64 *thpnuma_orders_snapshot(void);
+/* One possible node's counters since the last reset, into @out. */
+void thpnuma_node_counters_read(int nid, u64 out[THPNUMA_NR_COUNTERS]);
+void thpnuma_node_hist_read(int nid, u64 out[THPNUMA_HIST_PER_NODE]);
+void thpnuma_node_orders_read(int nid, u64 out[THPNUMA_ORDERS_PER_NODE]);
 void thpnuma_counters_reset(void);
+
+/*
+ * The counter tables as debugfs shows them (tables.c): a header line, then
+ * rows that start with the node. sysfs shows one node's rows per file.
+ */
+void thpnuma_stats_header(struct seq_file *m);
+void thpnuma_stats_rows(struct seq_file *m, int nid, const u64 *row);
+void thpnuma_hist_header(struct seq_file *m);
+void thpnuma_hist_rows(struct seq_file *m, int nid, const u64 *node_hist);
+void thpnuma_orders_header(struct seq_file *m);
+void thpnuma_orders_rows(struct seq_file *m, int nid, const u64 *node_orders);
+int thpnuma_policies_show(struct seq_file *m);
+void thpnuma_version_show(struct seq_file *m);
 
 /* The live configuration (config.c): updated with cmpxchg, read locklessly. */
 extern u32 thpnuma_config_word;
@@ -74,7 +92,6 @@ int thpnuma_config_show(const struct thpnuma_setting *s, char *buf,
 
 /* Per-process overrides (tasks.c). */
 u32 thpnuma_task_config(u32 global, bool *overridden);
-struct seq_file;
 int thpnuma_tasks_init(void);
 void thpnuma_tasks_exit(void);
 int thpnuma_tasks_write(const struct thpnuma_task_write *w);
@@ -113,7 +130,10 @@ unsigned long thpnuma_unmatched_calls(void);
 int thpnuma_debugfs_init(void);
 void thpnuma_debugfs_exit(void);
 
-/* /sys/kernel/thpnuma (sysfs.c): tasks and reset, usable under lockdown. */
+/*
+ * /sys/kernel/thpnuma (sysfs.c): tasks and reset, usable under lockdown,
+ * and the counters, readable by any user.
+ */
 int thpnuma_sysfs_init(void);
 void thpnuma_sysfs_exit(void);
 

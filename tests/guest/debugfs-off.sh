@@ -3,8 +3,8 @@
 # debugfs=no-mount means the same): the module loads and says where its
 # settings are, the settings change through the module parameters, and
 # per-process overrides are set, listed and cleared through
-# /sys/kernel/thpnuma/tasks. thpnumactl sets the policy, and its stat
-# command says why there are no statistics.
+# /sys/kernel/thpnuma/tasks. thpnumactl sets the policy, and reads the
+# statistics from sysfs.
 . /tests/lib.sh
 T=/tests/thpnumactl
 P=/sys/module/thpnuma/parameters
@@ -12,7 +12,7 @@ S=/sys/kernel/thpnuma
 out=/tmp/debugfs-off.out
 err=/tmp/debugfs-off.err
 
-tap_plan 12
+tap_plan 13
 case " $(cat /proc/cmdline) " in
 *" debugfs=off "*) ok "booted with debugfs=off" ;;
 *) not_ok "booted with debugfs=off"; tap_done ;;
@@ -37,7 +37,9 @@ check "override listed by $S/tasks" \
 check "override cleared" sh -c "echo '$pid default' > $S/tasks && ! grep -q '^$pid ' $S/tasks"
 expect "thpnumactl policy works without debugfs" 0 "" policy kernel
 check "and the parameter shows it" grep -qx kernel $P/policy
-expect "thpnumactl stat names debugfs=off" 1 "debugfs=off" stat
+/tests/thp-touch 4 > /dev/null
+expect "thpnumactl stat reads the statistics from sysfs" 0 "Total" stat
+expect "thpnumactl hist reads the histograms from sysfs" 0 " allocation" hist
 kill $pid
 check "module unloads" thpnuma_unload
 tap_done

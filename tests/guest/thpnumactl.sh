@@ -11,7 +11,7 @@ KO=/lib/thpnuma.ko
 out=/tmp/thpnumactl.out
 err=/tmp/thpnumactl.err
 
-tap_plan 62
+tap_plan 75
 
 
 # The start of the JSON line thpnumactl stat should print for each row of
@@ -193,6 +193,32 @@ else
 fi
 check "policy unchanged by the non-root attempt" \
 	grep -qF "[local-then-remote]" $THPNUMA_DIR/policy
+
+# The statistics are world-readable in sysfs, the control files are not.
+S=/sys/kernel/thpnuma
+check "sysfs: the counter files are 0444" sh -c \
+	"[ \"\$(stat -c %a $S/policies $S/version $S/nodes/node*/* | sort -u)\" = 444 ]"
+check "sysfs: tasks 0600, reset 0200" sh -c \
+	"[ \"\$(stat -c %a $S/tasks $S/reset)\" = \"600
+200\" ]"
+for f in stats hist orders; do
+	check "sysfs: the nodes' $f files joined are debugfs' $f" \
+		same_reads "cat $THPNUMA_DIR/$f" "sysfs_table $f"
+done
+check "sysfs: policies and version are debugfs'" sh -c \
+	"cmp $S/policies $THPNUMA_DIR/policies && cmp $S/version $THPNUMA_DIR/version"
+for args in stat "stat --json" "stat --prometheus" hist "hist --json" policies; do
+	check "non-root $args reads what root reads" \
+		same_reads "$T $args" "su -s /bin/sh nobody -c '$T $args'"
+done
+as_nobody tasks
+if [ "$rc" -eq 1 ] && grep -q "needs root" $err; then
+	ok "non-root tasks: the overrides list needs root"
+else
+	not_ok "non-root tasks: the overrides list needs root"
+	diag "rc=$rc"
+	sed 's/^/# /' $out $err
+fi
 
 # ---- unload -----------------------------------------------------------------------------
 # An open debugfs file holds a module reference: unload must refuse.

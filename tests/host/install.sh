@@ -40,13 +40,21 @@ fi
 (cd "$root" && find . -type f | sort) > "$work/installed"
 for f in "./lib/modules/$kver/extra/thpnuma.ko" ./usr/local/sbin/thpnumactl \
 	./usr/local/share/man/man8/thpnumactl.8 ./usr/local/share/man/man7/thpnuma.7 \
-	./usr/local/share/bash-completion/completions/thpnumactl; do
+	./usr/local/share/bash-completion/completions/thpnumactl \
+	./usr/local/lib/systemd/system/thpnuma-exporter.service \
+	./usr/local/lib/systemd/system/thpnuma-exporter.timer; do
 	if grep -q "^$f" "$work/installed"; then
 		ok "install put ${f#.}"
 	else
 		not_ok "install put ${f#.}"
 	fi
 done
+if grep -qx "ExecStart=/usr/local/sbin/thpnumactl stat --prometheus -o .*" \
+	"$root/usr/local/lib/systemd/system/thpnuma-exporter.service"; then
+	ok "the exporter service runs the installed thpnumactl"
+else
+	not_ok "the exporter service runs the installed thpnumactl"
+fi
 if make -s -C "$work/src" uninstall DESTDIR="$root" KVER="$kver" \
 	PREFIX=/usr/local > "$work/log" 2>&1; then
 	ok "make uninstall DESTDIR=... KVER=$kver"

@@ -94,13 +94,18 @@ else
 	not_ok "the unit tests' JSON and Prometheus are valid and have test_recipe ($bad)"
 fi
 
-# 4. thpnumactl stat on a fake debugfs holding the generated files.
+# 4. thpnumactl stat on a fake loaded module holding the generated files.
 dbg=$work/debug/thpnuma
-mkdir -p "$dbg" "$work/sys"
-cp "$fx/good-2node-orders.txt" "$dbg/stats"
-cp "$fx/orders-2node.txt" "$dbg/orders"
-cp "$fx/hist-2node.txt" "$dbg/hist"
-cp "$fx/policies.txt" "$dbg/policies"
+ctl=$work/sys/kernel/thpnuma
+nodes=$ctl/nodes
+mkdir -p "$dbg" "$work/sys/module/thpnuma" "$nodes/node0" "$nodes/node1"
+echo live > "$work/sys/module/thpnuma/initstate"
+echo test > "$work/sys/module/thpnuma/version"
+. "$top/tests/host/thpnumactl/tables.sh"
+put_table "$fx/good-2node-orders.txt" stats
+put_table "$fx/orders-2node.txt" orders
+put_table "$fx/hist-2node.txt" hist
+cp "$fx/policies.txt" "$ctl/policies"
 ctl_stat() {
 	THPNUMACTL_DEBUGFS=$dbg THPNUMACTL_SYSFS=$work/sys "$out/thpnumactl" \
 		stat "$@" > "$work/stat.out" 2> "$work/stat.err"

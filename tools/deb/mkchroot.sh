@@ -21,9 +21,12 @@ capt() {
 		-o APT::Sandbox::User=root \
 		-o Acquire::Languages=none "$@"
 }
-# DKMS makes its MOK key with openssl and signs the module.
+# DKMS makes its MOK key with openssl and signs the module;
+# systemd-analyze checks the packaged units.
 [ -x "$root/usr/bin/openssl" ] ||
 	capt install -y --no-install-recommends openssl >&2
+[ -x "$root/usr/bin/systemd-analyze" ] ||
+	capt install -y --no-install-recommends systemd >&2
 last=$(echo $kernels | awk '{ print $NF }')
 if ! ls "$root/var/lib/thpnuma-debs/linux-headers-${last}_"*.deb >/dev/null 2>&1; then
 	mkdir -p "$root/var/lib/thpnuma-debs"

@@ -14,12 +14,12 @@ static int read_hist(void *data)
 	char reason[256], *text;
 	int ret;
 
-	ret = read_debugfs("hist", &text);
+	ret = read_counters("hist", &text);
 	if (ret)
 		return ret;
 	ret = hist_parse(text, h, reason, sizeof(reason));
 	free(text);
-	return ret ? debugfs_parse_failure("hist", reason) : 0;
+	return ret ? counters_parse_failure("hist", reason) : 0;
 }
 
 static int write_hist(FILE *out, const struct report_options *ro,

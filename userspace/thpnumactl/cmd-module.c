@@ -94,7 +94,7 @@ static int print_unmatched_calls(const char *value)
 	if (parse_decimal(value, UINT64_MAX, &n)) {
 		snprintf(reason, sizeof(reason),
 			 "unmatched_thp_calls '%s' is not a number", value);
-		return debugfs_parse_failure("version", reason);
+		return counters_parse_failure("version", reason);
 	}
 	snprintf(field, sizeof(field), "%" PRIu64, n);
 	print_field("unmatched calls:", field);
@@ -107,22 +107,14 @@ static int print_unmatched_calls(const char *value)
 /* The version file's lines; 0, or an exit status if one is malformed. */
 static int print_version_file(void)
 {
-	char path[PATH_MAX], value[300], key[32], why[128];
+	char path[PATH_MAX], value[300], key[32];
 	char *text, *row, *save = NULL;
 	int ret = 0;
 
-	debugfs_path(path, sizeof(path), "version");
+	counters_path(path, sizeof(path), "version");
 	text = read_text(path);
 	if (!text) {
-		if (errno == EACCES)
-			snprintf(value, sizeof(value),
-				 "unknown (reading debugfs needs root)");
-		else if (errno == ENOENT && debugfs_disabled(why, sizeof(why)))
-			snprintf(value, sizeof(value),
-				 "unknown (debugfs disabled: %s)", why);
-		else
-			snprintf(value, sizeof(value), "unknown (%s)",
-				 strerror(errno));
+		snprintf(value, sizeof(value), "unknown (%s)", strerror(errno));
 		print_field("version:", value);
 		return 0;
 	}

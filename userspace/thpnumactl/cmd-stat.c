@@ -22,12 +22,12 @@ static int read_stats(struct thpnuma_stats *st)
 	char reason[256], *text;
 	int ret;
 
-	ret = read_debugfs("stats", &text);
+	ret = read_counters("stats", &text);
 	if (ret)
 		return ret;
 	ret = stats_parse(text, st, reason, sizeof(reason));
 	free(text);
-	return ret ? debugfs_parse_failure("stats", reason) : 0;
+	return ret ? counters_parse_failure("stats", reason) : 0;
 }
 
 /* What stat shows: the stats file and the orders file. */
@@ -42,12 +42,12 @@ static int read_orders(struct stat_report *sr)
 	char reason[256], *text;
 	int ret;
 
-	ret = read_debugfs("orders", &text);
+	ret = read_counters("orders", &text);
 	if (ret)
 		return ret;
 	ret = orders_parse(text, &sr->orders, reason, sizeof(reason));
 	free(text);
-	return ret ? debugfs_parse_failure("orders", reason) : 0;
+	return ret ? counters_parse_failure("orders", reason) : 0;
 }
 
 /* Look up @key in the version file's "key value" lines; "unknown" if absent. */
@@ -83,7 +83,7 @@ static void write_info_metric(FILE *out)
 	char path[PATH_MAX], value[256], *text;
 	unsigned int i;
 
-	debugfs_path(path, sizeof(path), "version");
+	counters_path(path, sizeof(path), "version");
 	text = read_text(path);
 	fputs("# HELP thpnuma_info thpnuma's version, the kernel it was built for, the hooked symbol and the current settings.\n"
 	      "# TYPE thpnuma_info gauge\n"
@@ -332,7 +332,7 @@ static int do_watch(const struct command *cmd, int argc, char *argv[])
 	if (optind < argc)
 		return usage_error(cmd, "unexpected argument '%s'",
 				   argv[optind]);
-	ret = ensure_debugfs();
+	ret = ensure_module();
 	if (ret)
 		return ret;
 	ret = read_stats(&prev);

@@ -120,12 +120,12 @@ int read_policies(struct policy_table *pt)
 	char reason[256], *text;
 	int ret;
 
-	ret = read_debugfs("policies", &text);
+	ret = read_counters("policies", &text);
 	if (ret)
 		return ret;
 	ret = policies_parse(text, pt, reason, sizeof(reason));
 	free(text);
-	return ret ? debugfs_parse_failure("policies", reason) : 0;
+	return ret ? counters_parse_failure("policies", reason) : 0;
 }
 
 static int do_tasks(const struct command *cmd, int argc, char *argv[])
@@ -157,9 +157,7 @@ static int do_policies(const struct command *cmd, int argc, char *argv[])
 	ret = parse_simple_options(cmd, argc, argv, 0, &json);
 	if (ret >= 0)
 		return ret;
-	ret = ensure_debugfs();
-	if (!ret)
-		ret = read_policies(&pt);
+	ret = read_policies(&pt);
 	if (ret)
 		return ret;
 	if (json)

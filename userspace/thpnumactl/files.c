@@ -3,6 +3,7 @@
  * thpnumactl's view of the module's files: where debugfs and sysfs are,
  * reading and writing them, and saying in words why that failed.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -246,20 +247,6 @@ int reach_debugfs(char *why, size_t len)
 	return EXIT_FAIL;
 }
 
-int ensure_debugfs(void)
-{
-	char why[128], params[PATH_MAX], control[PATH_MAX];
-	int ret = reach_debugfs(why, sizeof(why));
-
-	if (ret != DEBUGFS_DISABLED)
-		return ret;
-	sysfs_path(params, sizeof(params), PARAMS_DIR);
-	sysfs_path(control, sizeof(control), CONTROL_DIR);
-	error(MODULE_NAME "'s statistics are in debugfs, which this kernel has disabled (%s); settings and overrides work through sysfs: %s and %s",
-	      why, params, control);
-	return EXIT_FAIL;
-}
-
 /* EPERM or EACCES for root: the kernel's doing, not a missing privilege. */
 static int refused_to_root(const char *verb, const char *path, int err,
 			   bool debugfs)
@@ -330,6 +317,163 @@ int debugfs_parse_failure(const char *file, const char *reason)
 	char path[PATH_MAX];
 
 	debugfs_path(path, sizeof(path), file);
+	error("cannot parse %s: %s", path, reason);
+	return EXIT_FAIL;
+}
+
+/* The per-node tables; any other counter file is CONTROL_DIR's own. */
+static bool per_node(const char *file)
+{
+	return !strcmp(file, "stats") || !strcmp(file, "hist") ||
+	       !strcmp(file, "orders");
+}
+
+void counters_path(char *buf, size_t len, const char *file)
+{
+	snprintf(buf, len, "%s/" CONTROL_DIR "/%s%s", sysfs_root(),
+		 per_node(file) ? "nodes/node*/" : "", file);
+}
+
+/* Read @path whole; an exit status after saying why it failed. */
+static int read_counter_file(const char *path, char **text)
+{
+	*text = read_text(path);
+	if (*text)
+		return 0;
+	/* The module went away since ensure_module() found it. */
+	if (errno == ENOENT && !module_loaded()) {
+		error(MODULE_NAME " is no longer loaded");
+		return EXIT_FAIL;
+	}
+	return sysfs_failure("read", path, errno);
+}
+
+static int compare_nids(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* The nodes that have a directory under @dir, ascending; -1 and errno. */
+static int node_dirs(const char *dir, int **nids)
+{
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+	int n = 0, nid;
+	char end;
+
+	*nids = NULL;
+	if (!dp)
+		return -1;
+	while ((d = readdir(dp))) {
+		int *more;
+
+		if (sscanf(d->d_name, "node%d%c", &nid, &end) != 1 || nid < 0)
+			continue;
+		more = realloc(*nids, (n + 1) * sizeof(**nids));
+		if (!more) {
+			closedir(dp);
+			errno = ENOMEM;
+			return -1;
+		}
+		*nids = more;
+		(*nids)[n++] = nid;
+	}
+	closedir(dp);
+	qsort(*nids, n, sizeof(**nids), compare_nids);
+	return n;
+}
+
+/* Append the string @from to the string *@all of *@len bytes. */
+static int append(char **all, size_t *len, const char *from)
+{
+	size_t more = strlen(from);
+	char *grown = realloc(*all, *len + more + 1);
+
+	if (!grown) {
+		error("out of memory");
+		return EXIT_FAIL;
+	}
+	memcpy(grown + *len, from, more + 1);
+	*all = grown;
+	*len += more;
+	return 0;
+}
+
+/*
+ * Each node's file is one snapshot of that node: its rows under the
+ * table's header. Joined in node order, header once, they read as the
+ * debugfs table, and one parser serves both.
+ */
+static int read_node_tables(const char *file, char **text)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 64], first[PATH_MAX + 64];
+	size_t len = 0, header = 0;
+	char *all = NULL, *one;
+	int *nids, n, i, ret = 0;
+
+	sysfs_path(dir, sizeof(dir), CONTROL_DIR "/nodes");
+	n = node_dirs(dir, &nids);
+	if (n < 0) {
+		free(nids);
+		if (errno == ENOENT && !module_loaded()) {
+			error(MODULE_NAME " is no longer loaded");
+			return EXIT_FAIL;
+		}
+		return sysfs_failure("read", dir, errno);
+	}
+	if (n == 0) {
+		error("%s has no node directories", dir);
+		free(nids);
+		return EXIT_FAIL;
+	}
+	for (i = 0; i < n && !ret; i++) {
+		snprintf(path, sizeof(path), "%s/node%d/%s", dir, nids[i],
+			 file);
+		ret = read_counter_file(path, &one);
+		if (ret)
+			break;
+		if (i == 0) {
+			header = strcspn(one, "\n");
+			header += one[header] == '\n';
+			snprintf(first, sizeof(first), "%s", path);
+			ret = append(&all, &len, one);
+		} else if (strncmp(one, all, header)) {
+			error("cannot parse %s: its header is not %s's", path,
+			      first);
+			ret = EXIT_FAIL;
+		} else {
+			ret = append(&all, &len, one + header);
+		}
+		free(one);
+	}
+	free(nids);
+	if (ret) {
+		free(all);
+		return ret;
+	}
+	*text = all;
+	return 0;
+}
+
+int read_counters(const char *file, char **text)
+{
+	char path[PATH_MAX];
+	int ret = ensure_module();
+
+	if (ret)
+		return ret;
+	if (per_node(file))
+		return read_node_tables(file, text);
+	sysfs_path(path, sizeof(path), CONTROL_DIR);
+	snprintf(path + strlen(path), sizeof(path) - strlen(path), "/%s", file);
+	return read_counter_file(path, text);
+}
+
+int counters_parse_failure(const char *file, const char *reason)
+{
+	char path[PATH_MAX];
+
+	counters_path(path, sizeof(path), file);
 	error("cannot parse %s: %s", path, reason);
 	return EXIT_FAIL;
 }

@@ -94,7 +94,6 @@ struct output {
 static int output_open(struct output *o, const char *path)
 {
 	const char *slash = strrchr(path, '/');
-	mode_t mask;
 	int fd;
 
 	o->path = path;
@@ -109,10 +108,11 @@ static int output_open(struct output *o, const char *path)
 		      strerror(errno));
 		return EXIT_FAIL;
 	}
-	/* mkstemp makes it 0600; the collector runs as another user. */
-	mask = umask(0);
-	umask(mask);
-	o->f = fchmod(fd, 0666 & ~mask) ? NULL : fdopen(fd, "w");
+	/*
+	 * mkstemp makes it 0600, a umask would decide otherwise: 0644, as
+	 * the textfile collector runs as another user and reads it.
+	 */
+	o->f = fchmod(fd, 0644) ? NULL : fdopen(fd, "w");
 	if (!o->f) {
 		error("cannot write %s: %s", o->tmp, strerror(errno));
 		close(fd);
@@ -169,7 +169,7 @@ int run_report(const struct command *cmd, int argc, char *argv[],
 	ret = parse_report_options(cmd, argc, argv, &ro);
 	if (ret >= 0)
 		return ret;
-	ret = ensure_debugfs();
+	ret = ensure_module();
 	if (ret)
 		return ret;
 	ret = src->read(data);

@@ -158,8 +158,6 @@ bool debugfs_disabled(char *why, size_t len);
  * exactly what is missing.
  */
 int reach_debugfs(char *why, size_t len);
-/* reach_debugfs(), saying what works without debugfs when it is disabled. */
-int ensure_debugfs(void);
 /*
  * Why a debugfs file could not be read or written, in words: root is
  * never told to run as root; under lockdown, what lockdown blocks.
@@ -175,6 +173,18 @@ int read_debugfs(const char *file, char **text);
 /* A debugfs file's contents were not what thpnumactl understands. */
 int debugfs_parse_failure(const char *file, const char *reason);
 
+/*
+ * The counters, from sysfs, which any user may read: @file is a per-node
+ * table (stats, hist, orders), its nodes' files joined into the debugfs
+ * table, or another of CONTROL_DIR's files (policies, version). Whole
+ * into *@text (free it); returns 0, or an exit status after saying why.
+ */
+int read_counters(const char *file, char **text);
+/* Where read_counters() reads @file, "node*" standing for every node. */
+void counters_path(char *buf, size_t len, const char *file);
+/* What read_counters() returned was not what thpnumactl understands. */
+int counters_parse_failure(const char *file, const char *reason);
+
 /* ---- report.c: what stat and hist share ----------------------------- */
 
 enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_PROMETHEUS };
@@ -185,7 +195,7 @@ struct report_options {
 	const char *output;		/* -o FILE; NULL: stdout */
 };
 
-/* A per-node debugfs file and how to show it; @data is what read fills. */
+/* A per-node counter table and how to show it; @data is what read fills. */
 struct report_source {
 	/* 0, or an exit status after a message. */
 	int (*read)(void *data);

@@ -32,6 +32,30 @@ stats_sum() {
 		{ for (i in use) s += $i } END { if (NR && !bad) print s + 0 }' $THPNUMA_DIR/stats
 }
 
+# sysfs_table NAME: the nodes' sysfs NAME files (stats, hist, orders)
+# joined in node order under one header, which reads as debugfs' NAME.
+sysfs_table() {
+	_first=1
+	for _nid in $(ls /sys/kernel/thpnuma/nodes | sed 's/^node//' | sort -n); do
+		if [ $_first = 1 ]; then
+			cat /sys/kernel/thpnuma/nodes/node$_nid/$1
+			_first=0
+		else
+			tail -n +2 /sys/kernel/thpnuma/nodes/node$_nid/$1
+		fi
+	done
+}
+# same_reads CMD1 CMD2: the two (eval'd) print the same, non-empty, once
+# the counters hold still between them (a few tries).
+same_reads() {
+	for _try in 1 2 3; do
+		eval "$1" > /tmp/reads.1 2>&1 && eval "$2" > /tmp/reads.2 2>&1 &&
+			[ -s /tmp/reads.1 ] && cmp -s /tmp/reads.1 /tmp/reads.2 && return 0
+	done
+	diff /tmp/reads.1 /tmp/reads.2 | sed 's/^/# /'
+	return 1
+}
+
 # The CLI tests: run thpnumactl ($T) ARGS..., its output in $out and $err
 # (set by the test), its exit status in $rc.
 run() { "$T" "$@" > $out 2> $err; rc=$?; }
