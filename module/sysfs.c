@@ -228,15 +228,26 @@ static const struct attribute_group thpnuma_attr_group = {
 	.bin_attrs	= thpnuma_bin_attrs,
 };
 
+/*
+ * Out of sysfs now, whatever else holds the kobject: with
+ * CONFIG_DEBUG_KOBJECT_RELEASE the last put is delayed, and its files must
+ * not outlive the module's code.
+ */
+static void unlink_kobj(struct kobject *kobj)
+{
+	kobject_del(kobj);
+	kobject_put(kobj);
+}
+
 static void nodes_exit(void)
 {
 	int nid;
 
 	for (nid = 0; node_kobjs && nid < nr_node_ids; nid++)
-		kobject_put(node_kobjs[nid]);
+		unlink_kobj(node_kobjs[nid]);
 	kfree(node_kobjs);
 	node_kobjs = NULL;
-	kobject_put(nodes_kobj);
+	unlink_kobj(nodes_kobj);
 	nodes_kobj = NULL;
 }
 
@@ -291,7 +302,7 @@ int thpnuma_sysfs_init(void)
 	return 0;
 
 err_kobj:
-	kobject_put(thpnuma_kobj);
+	unlink_kobj(thpnuma_kobj);
 	thpnuma_kobj = NULL;
 	return err;
 }
@@ -300,6 +311,6 @@ err_kobj:
 void thpnuma_sysfs_exit(void)
 {
 	nodes_exit();
-	kobject_put(thpnuma_kobj);
+	unlink_kobj(thpnuma_kobj);
 	thpnuma_kobj = NULL;
 }

@@ -25,7 +25,8 @@
 #define STATS_MAX	((THPNUMA_NR_COUNTERS + 1) * (NAME_WIDTH + U64_WIDTH))
 #define HIST_MAX	((4 + THPNUMA_HIST_BUCKETS) * U64_WIDTH + \
 			 THPNUMA_NR_HIST_OUTCOMES * \
-			 (ROW_START + NAME_WIDTH + THPNUMA_HIST_SLOTS * U64_WIDTH))
+			 (ROW_START + NAME_WIDTH + \
+			  (2 + THPNUMA_HIST_BUCKETS) * U64_WIDTH))
 #define ORDERS_MAX	((4 + THPNUMA_NR_ORDER_OUTCOMES) * NAME_WIDTH + \
 			 THPNUMA_NR_KINDS * THPNUMA_MAX_THP_ORDER * \
 			 (ROW_START + NAME_WIDTH + \
@@ -33,6 +34,19 @@
 #define POLICIES_MAX	((THPNUMA_NR_POLICIES + 1) * \
 			 (2 * NAME_WIDTH + THPNUMA_NR_POLICY_COUNTERS * \
 			  (NAME_WIDTH + U64_WIDTH)))
+
+/* Every name within NAME_WIDTH, or the build fails. */
+#define COLUMN_FITS(id, name, ...)	BUILD_BUG_ON_ZERO(sizeof(#name) > NAME_WIDTH),
+#define STRING_FITS(id, name)		BUILD_BUG_ON_ZERO(sizeof(name) > NAME_WIDTH),
+
+static const int names_fit[] __maybe_unused = {
+	THPNUMA_NODE_COUNTERS(COLUMN_FITS)
+	THPNUMA_POLICY_COUNTERS(COLUMN_FITS)
+	THPNUMA_ORDER_OUTCOMES(COLUMN_FITS)
+	THPNUMA_HIST_OUTCOMES(COLUMN_FITS)
+	THPNUMA_KINDS(STRING_FITS, STRING_FITS)
+	THPNUMA_POLICIES(STRING_FITS, STRING_FITS)
+};
 
 /* A node that went offline keeps its rows while it has counts. */
 static bool node_shown(int nid, const u64 *counts, size_t nr)

@@ -12,7 +12,7 @@ S=/sys/kernel/thpnuma
 out=/tmp/debugfs-off.out
 err=/tmp/debugfs-off.err
 
-tap_plan 13
+tap_plan 15
 case " $(cat /proc/cmdline) " in
 *" debugfs=off "*) ok "booted with debugfs=off" ;;
 *) not_ok "booted with debugfs=off"; tap_done ;;
@@ -37,9 +37,15 @@ check "override listed by $S/tasks" \
 check "override cleared" sh -c "echo '$pid default' > $S/tasks && ! grep -q '^$pid ' $S/tasks"
 expect "thpnumactl policy works without debugfs" 0 "" policy kernel
 check "and the parameter shows it" grep -qx kernel $P/policy
-/tests/thp-touch 4 > /dev/null
-expect "thpnumactl stat reads the statistics from sysfs" 0 "Total" stat
-expect "thpnumactl hist reads the histograms from sysfs" 0 " allocation" hist
+echo local-then-remote > $P/policy
+/tests/thp-touch 16 > /dev/null
+placed=$(sysfs_table stats | awk 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	{ s += $c["thp_local"] + $c["thp_remote"] + $c["thp_fallback"] } END { print s + 0 }')
+check "the THP faults are counted in sysfs ($placed)" test "$placed" -gt 0
+expect "thpnumactl stat reads them" 0 "\"thp_local\": " stat --json
+check "and shows the sysfs counts" sh -c \
+	"$T stat --json | grep -q '\"thp_local\": [1-9]\|\"thp_remote\": [1-9]\|\"thp_fallback\": [1-9]'"
+expect "thpnumactl hist reads the histograms from sysfs" 0 ", sum " hist
 kill $pid
 check "module unloads" thpnuma_unload
 tap_done

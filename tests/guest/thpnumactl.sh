@@ -11,7 +11,7 @@ KO=/lib/thpnuma.ko
 out=/tmp/thpnumactl.out
 err=/tmp/thpnumactl.err
 
-tap_plan 75
+tap_plan 77
 
 
 # The start of the JSON line thpnumactl stat should print for each row of
@@ -196,6 +196,8 @@ check "policy unchanged by the non-root attempt" \
 
 # The statistics are world-readable in sysfs, the control files are not.
 S=/sys/kernel/thpnuma
+check "sysfs: stats, hist and orders in every node's directory" \
+	test "$(ls $S/nodes/node*/* | wc -l)" -eq "$((3 * $(ls $S/nodes | wc -l)))"
 check "sysfs: the counter files are 0444" sh -c \
 	"[ \"\$(stat -c %a $S/policies $S/version $S/nodes/node*/* | sort -u)\" = 444 ]"
 check "sysfs: tasks 0600, reset 0200" sh -c \
@@ -205,8 +207,9 @@ for f in stats hist orders; do
 	check "sysfs: the nodes' $f files joined are debugfs' $f" \
 		same_reads "cat $THPNUMA_DIR/$f" "sysfs_table $f"
 done
-check "sysfs: policies and version are debugfs'" sh -c \
-	"cmp $S/policies $THPNUMA_DIR/policies && cmp $S/version $THPNUMA_DIR/version"
+for f in policies version; do
+	check "sysfs: $f is debugfs' $f" same_reads "cat $THPNUMA_DIR/$f" "cat $S/$f"
+done
 for args in stat "stat --json" "stat --prometheus" hist "hist --json" policies; do
 	check "non-root $args reads what root reads" \
 		same_reads "$T $args" "su -s /bin/sh nobody -c '$T $args'"

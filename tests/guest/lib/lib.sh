@@ -48,9 +48,10 @@ sysfs_table() {
 # same_reads CMD1 CMD2: the two (eval'd) print the same, non-empty, once
 # the counters hold still between them (a few tries).
 same_reads() {
-	for _try in 1 2 3; do
+	for _try in 1 2 3 4 5; do
 		eval "$1" > /tmp/reads.1 2>&1 && eval "$2" > /tmp/reads.2 2>&1 &&
 			[ -s /tmp/reads.1 ] && cmp -s /tmp/reads.1 /tmp/reads.2 && return 0
+		sleep 0.2
 	done
 	diff /tmp/reads.1 /tmp/reads.2 | sed 's/^/# /'
 	return 1
