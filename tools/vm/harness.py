@@ -486,7 +486,8 @@ def _stream(path, shown):
 
 
 def self_test(kver, keep_dir):
-    """A guest WARN and a failing assertion must each fail the run."""
+    """A guest WARN and a failing assertion must each fail the run; a
+    stuck test ends the boot; a killed test leaves nothing running."""
     out = []
     results, _, _ = run_boot(kver, "2n", [("selftest-warn.sh", 60)], False,
                              os.path.join(keep_dir, "selftest-warn"))
@@ -511,6 +512,15 @@ def self_test(kver, keep_dir):
     out.append(Result("PASS" if named and dumped and took < 300 else "FAIL", kver, "2n",
                       "harness self-test: a test stuck in the kernel ends the boot, named",
                       "%.0f s, named %s, blocked tasks dumped %s" % (took, named, dumped)))
+    # A test killed at its limit: what it left running must not reach
+    # the next test (a memory holder would fill the nodes under it).
+    results, _, _ = run_boot(kver, "2n", [("selftest-leftover.sh", 5),
+                                          ("selftest-leftover-check.sh", 30)], False,
+                             os.path.join(keep_dir, "selftest-leftover"))
+    cleaned = any(r.status == "PASS" and r.name.startswith("selftest-leftover-check.sh:")
+                  for r in results)
+    out.append(Result("PASS" if cleaned else "FAIL", kver, "2n",
+                      "harness self-test: a killed test's children end with it"))
     return out
 
 
