@@ -334,18 +334,22 @@ void counters_path(char *buf, size_t len, const char *file)
 		 per_node(file) ? "nodes/node*/" : "", file);
 }
 
+/* Why @path could not be read (@err), as an exit status after a message. */
+static int counter_read_failure(const char *path, int err)
+{
+	/* The module went away since ensure_module() found it. */
+	if (err == ENOENT && !module_loaded()) {
+		error(MODULE_NAME " is no longer loaded");
+		return EXIT_FAIL;
+	}
+	return sysfs_failure("read", path, err);
+}
+
 /* Read @path whole; an exit status after saying why it failed. */
 static int read_counter_file(const char *path, char **text)
 {
 	*text = read_text(path);
-	if (*text)
-		return 0;
-	/* The module went away since ensure_module() found it. */
-	if (errno == ENOENT && !module_loaded()) {
-		error(MODULE_NAME " is no longer loaded");
-		return EXIT_FAIL;
-	}
-	return sysfs_failure("read", path, errno);
+	return *text ? 0 : counter_read_failure(path, errno);
 }
 
 static int compare_nids(const void *a, const void *b)
@@ -414,12 +418,9 @@ static int read_node_tables(const char *file, char **text)
 	sysfs_path(dir, sizeof(dir), CONTROL_DIR "/nodes");
 	n = node_dirs(dir, &nids);
 	if (n < 0) {
+		ret = counter_read_failure(dir, errno);
 		free(nids);
-		if (errno == ENOENT && !module_loaded()) {
-			error(MODULE_NAME " is no longer loaded");
-			return EXIT_FAIL;
-		}
-		return sysfs_failure("read", dir, errno);
+		return ret;
 	}
 	if (n == 0) {
 		error("%s has no node directories", dir);
@@ -464,8 +465,7 @@ int read_counters(const char *file, char **text)
 		return ret;
 	if (per_node(file))
 		return read_node_tables(file, text);
-	sysfs_path(path, sizeof(path), CONTROL_DIR);
-	snprintf(path + strlen(path), sizeof(path) - strlen(path), "/%s", file);
+	counters_path(path, sizeof(path), file);
 	return read_counter_file(path, text);
 }
 
