@@ -24,13 +24,18 @@ AB_SECONDS=${BENCH_AB_SECONDS:-2}
 # instruction clock: bench/run.py --topology 1c2n-icount).
 AB_KINDS=${BENCH_AB_KINDS:-"thp base"}
 AB_PASSES=${BENCH_AB_PASSES:-}
+# The two sides of the overhead A/B: module absent against loaded in
+# kernel policy; or "kernel cgroups", loaded without and with per-cgroup
+# settings (cgroup_settings), the workload in the same cgroup on both sides.
+AB_STATES=${BENCH_AB_STATES:-"absent kernel"}
+AB_CGROUPS=${BENCH_AB_CGROUPS:-10000}
 RECLAIM_ROUNDS=${BENCH_RECLAIM_ROUNDS:-0}
 RECLAIM_ARGS=${BENCH_RECLAIM_ARGS:-"--region 1280M --passes 1 --workers 1 --memcg-workers 1 --cpu 0"}
 
 # Module parameters of each state; "absent" means not loaded.
 state_params() {
 	case $1 in
-	kernel) echo "policy=kernel" ;;
+	kernel | cgroups) echo "policy=kernel" ;;
 	strict-local) echo "policy=strict-local" ;;
 	local-then-remote) echo "policy=local-then-remote zone_reclaim=0" ;;
 	local-then-remote+zr7) echo "policy=local-then-remote zone_reclaim=7" ;;
@@ -41,7 +46,32 @@ enter_state() {
 	[ -e /sys/module/thpnuma ] && rmmod thpnuma
 	[ "$1" = absent ] && return 0
 	# shellcheck disable=SC2046
-	thpnuma_load $(state_params "$1")
+	thpnuma_load $(state_params "$1") || return 1
+	[ "$1" != cgroups ] || cgroup_settings
+}
+
+# The cgroups state: AB_CGROUPS settings, one per cgroup, as on a host of
+# many services or pods. One is kernel policy on bench.slice, the workload
+# runs two levels below it (bench_cgroup), so that each THP fault looks up
+# three cgroups and decides as without settings; the others are on
+# many.slice's cgroups.
+CG=/sys/fs/cgroup
+bench_cgroup() {
+	[ -e $CG/cgroup.controllers ] || mount -t cgroup2 none $CG || return 1
+	mkdir -p $CG/bench.slice/app.service/worker $CG/many.slice &&
+		echo $$ > $CG/bench.slice/app.service/worker/cgroup.procs
+}
+cgroup_settings() {
+	seq 1 $((AB_CGROUPS - 1)) | sed "s|^|$CG/many.slice/c|" | xargs mkdir -p ||
+		return 1
+	i=1
+	while [ $i -lt "$AB_CGROUPS" ]; do
+		echo "/many.slice/c$i strict-local" > /sys/kernel/thpnuma/cgroups ||
+			return 1
+		i=$((i + 1))
+	done
+	echo "/bench.slice kernel" > /sys/kernel/thpnuma/cgroups &&
+		[ "$(wc -l < /sys/kernel/thpnuma/cgroups)" -eq "$AB_CGROUPS" ]
 }
 
 # The same starting point for every cell: no page cache, memory compacted.
@@ -191,12 +221,15 @@ kind_knobs() {
 	esac
 }
 
-# Hook overhead: module absent vs loaded in kernel policy, interleaved,
-# the order alternating so drift does not favour one side.
+# Hook overhead: the two states of AB_STATES interleaved, the order
+# alternating so drift does not favour one side.
 if [ -n "$AB_PASSES" ]; then ab_length="--passes $AB_PASSES"; else ab_length="--seconds $AB_SECONDS"; fi
 # One run of each kind first, not kept: the first faults after boot cost
 # more (on 7.3 the first base-page run took twice as long, and half of the
 # first THP run's passes).
+case " $AB_STATES " in
+*" cgroups "*) bench_cgroup || not_ok "the workload's cgroup" ;;
+esac
 enter_state absent
 for kind in $AB_KINDS; do
 	# shellcheck disable=SC2086 # ab_length is two words
@@ -205,7 +238,11 @@ for kind in $AB_KINDS; do
 done
 r=1
 while [ "$r" -le "$ROUNDS" ]; do
-	if [ $((r % 2)) -eq 1 ]; then order="absent kernel"; else order="kernel absent"; fi
+	if [ $((r % 2)) -eq 1 ]; then
+		order=$AB_STATES
+	else
+		order="${AB_STATES#* } ${AB_STATES% *}"
+	fi
 	for state in $order; do
 		if ! enter_state "$state"; then
 			not_ok "module state $state for round $r"
@@ -265,7 +302,11 @@ if [ "$RECLAIM_ROUNDS" -gt 0 ]; then
 fi
 r=1
 while [ "$r" -le "$RECLAIM_ROUNDS" ]; do
-	if [ $((r % 2)) -eq 1 ]; then order="absent kernel"; else order="kernel absent"; fi
+	if [ $((r % 2)) -eq 1 ]; then
+		order=$AB_STATES
+	else
+		order="${AB_STATES#* } ${AB_STATES% *}"
+	fi
 	for state in $order; do
 		if enter_state "$state"; then
 			reclaim_cell "$state" "$r"

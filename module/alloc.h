@@ -31,7 +31,7 @@ static inline unsigned long thpnuma_decided(u32 config, unsigned int order,
 					    unsigned int kind, bool overridden,
 					    int node)
 {
-	config &= ~THPNUMA_CFG_OVERRIDES;
+	config &= ~THPNUMA_CFG_LOOKUPS;
 	config |= order << DECIDED_ORDER_SHIFT | kind << DECIDED_KIND_SHIFT;
 	if (overridden)
 		config |= DECIDED_BY_OVERRIDE;

@@ -28,18 +28,17 @@ void thpnuma_config_update(enum thpnuma_setting_id id, unsigned int value)
 		old = READ_ONCE(thpnuma_config_word);
 		cfg = thpnuma_config_unpack(old);
 		thpnuma_config_set_field(&cfg, id, value);
-		new = thpnuma_config_pack(&cfg) | (old & THPNUMA_CFG_OVERRIDES);
+		new = thpnuma_config_pack(&cfg) | (old & THPNUMA_CFG_LOOKUPS);
 	} while (cmpxchg(&thpnuma_config_word, old, new) != old);
 }
 
-void thpnuma_config_set_overrides(bool present)
+void thpnuma_config_set_lookup(u32 flag, bool present)
 {
 	u32 old, new;
 
 	do {
 		old = READ_ONCE(thpnuma_config_word);
-		new = present ? old | THPNUMA_CFG_OVERRIDES :
-				old & ~THPNUMA_CFG_OVERRIDES;
+		new = present ? old | flag : old & ~flag;
 	} while (cmpxchg(&thpnuma_config_word, old, new) != old);
 }
 

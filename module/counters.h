@@ -31,7 +31,7 @@
 	C(THP_REMOTE,	thp_remote,   "THP faults placed on another node.") \
 	C(THP_FALLBACK,	thp_fallback, "THP faults that fell back to small pages.") \
 	C(PASSTHROUGH,	passthrough,  "THP faults left to the kernel's own policy.") \
-	C(BY_OVERRIDE,	by_override,  "THP faults decided by a per-process override.")
+	C(BY_OVERRIDE,	by_override,  "THP faults decided by a per-process override or a per-cgroup setting.")
 
 #define THPNUMA_COUNTER_ENUM(id, name, help)		THPNUMA_##id,
 #define THPNUMA_POLICY_COUNTER_ENUM(id, name, help)	THPNUMA_PC_##id,

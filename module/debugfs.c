@@ -19,22 +19,28 @@ static struct dentry *thpnuma_dir;
  * offset, empty and oversized writes are all refused: a control file
  * takes one whole value per write.
  */
-static ssize_t copy_control_write(char *kbuf, const char __user *ubuf,
-				  size_t count, loff_t *ppos, const char *file)
+static ssize_t copy_write(char *kbuf, size_t max, const char __user *ubuf,
+			  size_t count, loff_t *ppos, const char *file)
 {
 	if (*ppos != 0) {
 		pr_info_ratelimited("%s: write at offset %lld refused\n",
 				    file, *ppos);
 		return -EINVAL;
 	}
-	if (count == 0 || count > THPNUMA_MAX_WRITE) {
-		pr_info_ratelimited("%s: write of %zu bytes refused (1-%d)\n",
-				    file, count, THPNUMA_MAX_WRITE);
+	if (count == 0 || count > max) {
+		pr_info_ratelimited("%s: write of %zu bytes refused (1-%zu)\n",
+				    file, count, max);
 		return -EINVAL;
 	}
 	if (copy_from_user(kbuf, ubuf, count))
 		return -EFAULT;
 	return count;
+}
+
+static ssize_t copy_control_write(char *kbuf, const char __user *ubuf,
+				  size_t count, loff_t *ppos, const char *file)
+{
+	return copy_write(kbuf, THPNUMA_MAX_WRITE, ubuf, count, ppos, file);
 }
 
 /* A setting's file: i_private is its entry in thpnuma_settings[]. */
@@ -155,6 +161,54 @@ static const struct file_operations overrides_fops = {
 	.release	= single_release,
 };
 
+static int cgroups_show(struct seq_file *m, void *v)
+{
+	thpnuma_cgroups_show(m);
+	return 0;
+}
+
+static int cgroups_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, cgroups_show, NULL);
+}
+
+/* "PATH POLICY [ZONE_RECLAIM]" sets a cgroup's policy, "PATH default" drops it. */
+static ssize_t cgroups_write(struct file *file, const char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	struct thpnuma_cgroup_write w;
+	char *kbuf;
+	ssize_t ret;
+
+	kbuf = kmalloc(THPNUMA_MAX_CGROUP_WRITE, GFP_KERNEL);
+	if (!kbuf)
+		return -ENOMEM;
+	ret = copy_write(kbuf, THPNUMA_MAX_CGROUP_WRITE, ubuf, count, ppos,
+			 "cgroups");
+	if (ret < 0)
+		goto out;
+	if (thpnuma_parse_cgroup_write(kbuf, count, &w)) {
+		pr_info_ratelimited("cgroups: expected \"PATH POLICY [0-7]\" or \"PATH default\", PATH a cgroup v2 path\n");
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = thpnuma_cgroups_write(&w);
+	if (!ret)
+		ret = count;
+out:
+	kfree(kbuf);
+	return ret;
+}
+
+static const struct file_operations cgroups_fops = {
+	.owner		= THIS_MODULE,
+	.open		= cgroups_open,
+	.read		= seq_read,
+	.write		= cgroups_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
 static int policies_show(struct seq_file *m, void *v)
 {
 	return thpnuma_policies_show(m);
@@ -239,6 +293,7 @@ static const struct thpnuma_debugfs_file thpnuma_files[] = {
 	{ "reset",		0200, &reset_fops,		NULL },
 	{ "tasks",		0600, &tasks_fops,		NULL },
 	{ "overrides",		0400, &overrides_fops,		NULL },
+	{ "cgroups",		0600, &cgroups_fops,		NULL },
 	{ "stats",		0400, &stats_fops,		NULL },
 	{ "policies",		0400, &policies_fops,		NULL },
 	{ "hist",		0400, &hist_fops,		NULL },

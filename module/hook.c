@@ -35,16 +35,34 @@ MODULE_PARM_DESC(test_small_unhooked,
 		 "For tests only: small-page calls do not end a fault's pending fallback");
 
 /*
- * The configuration the current task runs under. Without overrides this
- * is one load of the global word.
+ * The configuration of a task that may have an override or be in a cgroup
+ * with a setting: its own override first, then its cgroup's.
+ */
+static noinline u32 looked_up_config(u32 word, bool *overridden)
+{
+	u32 config;
+
+	if (word & THPNUMA_CFG_OVERRIDES) {
+		config = thpnuma_task_config(word, overridden);
+		if (*overridden)
+			return config;
+	}
+	if (word & THPNUMA_CFG_CGROUPS)
+		return thpnuma_cgroup_config(word, overridden);
+	return word;
+}
+
+/*
+ * The configuration the current task runs under. Without overrides and
+ * cgroup settings this is one load of the global word.
  */
 static inline u32 effective_config(bool *overridden)
 {
 	u32 word = READ_ONCE(thpnuma_config_word);
 
 	*overridden = false;
-	if (unlikely(word & THPNUMA_CFG_OVERRIDES))
-		return thpnuma_task_config(word, overridden);
+	if (unlikely(word & THPNUMA_CFG_LOOKUPS))
+		return looked_up_config(word, overridden);
 	return word;
 }
 

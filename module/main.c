@@ -28,9 +28,12 @@ static int __init thpnuma_init(void)
 	err = thpnuma_tasks_init();
 	if (err)
 		goto err_account;
-	err = thpnuma_probes_install();
+	err = thpnuma_cgroups_init();
 	if (err)
 		goto err_tasks;
+	err = thpnuma_probes_install();
+	if (err)
+		goto err_cgroups;
 	err = thpnuma_hooks_install();
 	if (err)
 		goto err_probes;
@@ -54,6 +57,8 @@ err_hooks:
 	thpnuma_hooks_remove();
 err_probes:
 	thpnuma_probes_remove();
+err_cgroups:
+	thpnuma_cgroups_exit();
 err_tasks:
 	thpnuma_tasks_exit();
 err_account:
@@ -72,6 +77,7 @@ static void __exit thpnuma_exit(void)
 	thpnuma_debugfs_exit();
 	thpnuma_hooks_remove();
 	thpnuma_probes_remove();
+	thpnuma_cgroups_exit();
 	thpnuma_tasks_exit();
 	thpnuma_account_exit();
 	thpnuma_inflight_exit();

@@ -123,7 +123,7 @@ const struct thpnuma_setting thpnuma_settings[THPNUMA_NR_SETTINGS] = {
 	},
 };
 
-/* Bits 24 and up belong to THPNUMA_CFG_OVERRIDES and the hook. */
+/* Bits 24 and up belong to THPNUMA_CFG_LOOKUPS and the hook. */
 #define CFG_POLICY_SHIFT	0
 #define CFG_ZR_SHIFT		8
 #define CFG_SCOPE_SHIFT		16
@@ -299,15 +299,20 @@ struct thpnuma_step thpnuma_step_down(bool pending, unsigned int pending_kind,
 }
 
 /* Length of @buf without one trailing newline; -1 if the input is bad. */
-static long strip_newline(const char *buf, size_t len)
+static long strip_newline_max(const char *buf, size_t len, size_t max)
 {
-	if (!len || len > THPNUMA_MAX_WRITE)
+	if (!len || len > max)
 		return -1;
 	if (buf[len - 1] == '\n')
 		len--;
 	if (!len)
 		return -1;
 	return (long)len;
+}
+
+static long strip_newline(const char *buf, size_t len)
+{
+	return strip_newline_max(buf, len, THPNUMA_MAX_WRITE);
 }
 
 int thpnuma_parse_choice(const char *buf, size_t len,
@@ -356,40 +361,95 @@ static long parse_decimal(const char *s, size_t len, long max)
 	return v <= max ? v : -1;
 }
 
+/*
+ * What follows the PID or the path of an override write, @word to @end:
+ * "POLICY [ZONE_RECLAIM]" or "default".
+ */
+static int parse_override(const char *word, const char *end, bool *clear,
+			  unsigned int *policy, unsigned int *zone_reclaim)
+{
+	const char *space = memchr(word, ' ', end - word);
+	size_t wlen = (space ? space : end) - word;
+
+	*zone_reclaim = THPNUMA_ZR_INHERIT;
+	*clear = wlen == 7 && !memcmp(word, "default", 7);
+	if (*clear)
+		return space ? -EINVAL : 0;
+	if (thpnuma_parse_choice(word, wlen, thpnuma_policy_names,
+				 THPNUMA_NR_POLICIES, policy))
+		return -EINVAL;
+	if (space)
+		return thpnuma_parse_zone_reclaim(space + 1, end - space - 1,
+						  zone_reclaim);
+	return 0;
+}
+
 int thpnuma_parse_task_write(const char *buf, size_t len,
 			     struct thpnuma_task_write *out)
 {
-	const char *end, *word, *space;
+	const char *space;
 	long n = strip_newline(buf, len);
 	long pid;
-	size_t wlen;
 
 	/* The sub-parsers allow a newline of their own: none may remain. */
 	if (n < 0 || memchr(buf, '\n', n))
 		return -EINVAL;
-	end = buf + n;
 	space = memchr(buf, ' ', n);
 	if (!space)
 		return -EINVAL;
 	pid = parse_decimal(buf, space - buf, THPNUMA_PID_MAX);
 	if (pid < 0)
 		return -EINVAL;
-
-	word = space + 1;
-	space = memchr(word, ' ', end - word);
-	wlen = (space ? space : end) - word;
 	out->pid = (int)pid;
-	out->zone_reclaim = THPNUMA_ZR_INHERIT;
-	out->clear = wlen == 7 && !memcmp(word, "default", 7);
-	if (out->clear)
-		return space ? -EINVAL : 0;
-	if (thpnuma_parse_choice(word, wlen, thpnuma_policy_names,
-				 THPNUMA_NR_POLICIES, &out->policy))
+	return parse_override(space + 1, buf + n, &out->clear, &out->policy,
+			      &out->zone_reclaim);
+}
+
+/*
+ * A path is absolute, of printable ASCII without spaces, so that it is
+ * one field of the listing (systemd's "\x2d" escapes are names), and has
+ * no empty, "." or ".." component: such a path names no cgroup, or the
+ * same one as another.
+ */
+static bool valid_cgroup_path(const char *p, size_t len)
+{
+	const char *end = p + len, *name, *slash;
+	size_t i, nlen;
+
+	if (!len || len > THPNUMA_CGROUP_PATH_MAX || p[0] != '/')
+		return false;
+	for (i = 0; i < len; i++)
+		if (p[i] <= ' ' || p[i] > '~')
+			return false;
+	if (len == 1)
+		return true;		/* the root cgroup */
+	for (name = p + 1; name <= end; name = slash + 1) {
+		slash = memchr(name, '/', end - name);
+		if (!slash)
+			slash = end;
+		nlen = slash - name;
+		if (!nlen || (nlen == 1 && name[0] == '.') ||
+		    (nlen == 2 && name[0] == '.' && name[1] == '.'))
+			return false;
+	}
+	return true;
+}
+
+int thpnuma_parse_cgroup_write(const char *buf, size_t len,
+			       struct thpnuma_cgroup_write *out)
+{
+	long n = strip_newline_max(buf, len, THPNUMA_MAX_CGROUP_WRITE);
+	const char *space;
+
+	if (n < 0 || memchr(buf, '\n', n))
 		return -EINVAL;
-	if (space)
-		return thpnuma_parse_zone_reclaim(space + 1, end - space - 1,
-						  &out->zone_reclaim);
-	return 0;
+	space = memchr(buf, ' ', n);
+	if (!space || !valid_cgroup_path(buf, space - buf))
+		return -EINVAL;
+	out->path = buf;
+	out->path_len = space - buf;
+	return parse_override(space + 1, buf + n, &out->clear, &out->policy,
+			      &out->zone_reclaim);
 }
 
 int thpnuma_format_choices(char *buf, size_t size, const char *const *names,

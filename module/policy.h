@@ -151,6 +151,12 @@ int thpnuma_format_setting(const struct thpnuma_setting *s,
  * fault path pays for a lookup only then. pack() leaves it clear.
  */
 #define THPNUMA_CFG_OVERRIDES	(1u << 24)
+/*
+ * The same while any per-cgroup setting exists. The decided word
+ * (alloc.h) reuses bits 24 and up once these are masked off.
+ */
+#define THPNUMA_CFG_CGROUPS	(1u << 25)
+#define THPNUMA_CFG_LOOKUPS	(THPNUMA_CFG_OVERRIDES | THPNUMA_CFG_CGROUPS)
 
 /* An override's zone_reclaim that follows the global setting. */
 #define THPNUMA_ZR_INHERIT	0xffu
@@ -317,6 +323,25 @@ struct thpnuma_task_write {
 
 int thpnuma_parse_task_write(const char *buf, size_t len,
 			     struct thpnuma_task_write *out);
+
+/* The longest cgroup path the cgroups file takes, and its longest write. */
+#define THPNUMA_CGROUP_PATH_MAX		1024
+#define THPNUMA_MAX_CGROUP_WRITE	(THPNUMA_CGROUP_PATH_MAX + 32)
+
+/*
+ * A parsed write to the cgroups file: "PATH POLICY [ZONE_RECLAIM]" or
+ * "PATH default", PATH a cgroup v2 path such as /system.slice/db.service.
+ */
+struct thpnuma_cgroup_write {
+	const char *path;		/* in the written buffer, not terminated */
+	size_t path_len;
+	bool clear;			/* "default": remove the setting */
+	unsigned int policy;
+	unsigned int zone_reclaim;	/* THPNUMA_ZR_INHERIT when absent */
+};
+
+int thpnuma_parse_cgroup_write(const char *buf, size_t len,
+			       struct thpnuma_cgroup_write *out);
 
 /* "kernel [strict-local] local-then-remote\n"; returns the length. */
 int thpnuma_format_choices(char *buf, size_t size, const char *const *names,

@@ -2,8 +2,8 @@
 /*
  * /sys/kernel/thpnuma: the control files that kernel lockdown leaves
  * usable. Lockdown (Debian turns it on under Secure Boot) refuses to open
- * any debugfs file with a write bit, so the tasks and reset files are here
- * too, with debugfs' grammar; the settings are the module parameters
+ * any debugfs file with a write bit, so the tasks, cgroups and reset files
+ * are here too, with debugfs' grammar; the settings are the module parameters
  * (config.c), and the 0400 debugfs files stay readable. A kernel booted
  * with debugfs=off has no debugfs at all: tasks also lists the overrides.
  *
@@ -35,14 +35,19 @@ static struct kobject *nodes_kobj;
 static struct kobject **node_kobjs;	/* [nid], possible nodes only */
 
 /* One whole value per write, as in debugfs. */
-static bool control_write_ok(size_t count, const char *file)
+static bool write_ok(size_t count, size_t max, const char *file)
 {
-	if (count == 0 || count > THPNUMA_MAX_WRITE) {
-		pr_info_ratelimited("%s: write of %zu bytes refused (1-%d)\n",
-				    file, count, THPNUMA_MAX_WRITE);
+	if (count == 0 || count > max) {
+		pr_info_ratelimited("%s: write of %zu bytes refused (1-%zu)\n",
+				    file, count, max);
 		return false;
 	}
 	return true;
+}
+
+static bool control_write_ok(size_t count, const char *file)
+{
+	return write_ok(count, THPNUMA_MAX_WRITE, file);
 }
 
 /* "PID POLICY [ZONE_RECLAIM]" sets an override, "PID default" drops it. */
@@ -65,15 +70,14 @@ static ssize_t tasks_write(struct file *file, struct kobject *kobj,
 }
 
 /*
- * The overrides, one "PID COMMAND POLICY ZONE_RECLAIM" line each, as the
- * debugfs tasks file lists them. A read at any offset formats the whole
- * list, in a buffer that grows until it fits; kernfs hands a bin file to
- * read() a page at a time, so a list longer than a page that changes
- * between two reads can tear (debugfs' tasks file reads one snapshot).
+ * A list file's text from @show, as its debugfs twin shows it. A read at
+ * any offset formats the whole list, in a buffer that grows until it
+ * fits; kernfs hands a bin file to read() a page at a time, so a list
+ * longer than a page that changes between two reads can tear (debugfs'
+ * files read one snapshot).
  */
-static ssize_t tasks_read(struct file *file, struct kobject *kobj,
-			  THPNUMA_BIN_ATTR_CONST struct bin_attribute *attr,
-			  char *buf, loff_t off, size_t count)
+static ssize_t list_read(void (*show)(struct seq_file *m), char *buf,
+			 loff_t off, size_t count)
 {
 	struct seq_file m = { .size = PAGE_SIZE };
 	ssize_t ret = 0;
@@ -83,7 +87,7 @@ static ssize_t tasks_read(struct file *file, struct kobject *kobj,
 		if (!m.buf)
 			return -ENOMEM;
 		m.count = 0;
-		thpnuma_tasks_show(&m);
+		show(&m);
 		if (!seq_has_overflowed(&m))
 			break;
 		kvfree(m.buf);
@@ -95,6 +99,40 @@ static ssize_t tasks_read(struct file *file, struct kobject *kobj,
 	}
 	kvfree(m.buf);
 	return ret;
+}
+
+/* The overrides, one "PID COMMAND POLICY ZONE_RECLAIM" line each. */
+static ssize_t tasks_read(struct file *file, struct kobject *kobj,
+			  THPNUMA_BIN_ATTR_CONST struct bin_attribute *attr,
+			  char *buf, loff_t off, size_t count)
+{
+	return list_read(thpnuma_tasks_show, buf, off, count);
+}
+
+/* "PATH POLICY [ZONE_RECLAIM]" sets a cgroup's policy, "PATH default" drops it. */
+static ssize_t cgroups_write(struct file *file, struct kobject *kobj,
+			     THPNUMA_BIN_ATTR_CONST struct bin_attribute *attr,
+			     char *buf, loff_t off, size_t count)
+{
+	struct thpnuma_cgroup_write w;
+	int err;
+
+	if (!write_ok(count, THPNUMA_MAX_CGROUP_WRITE, "cgroups"))
+		return -EINVAL;
+	if (thpnuma_parse_cgroup_write(buf, count, &w)) {
+		pr_info_ratelimited("cgroups: expected \"PATH POLICY [0-7]\" or \"PATH default\", PATH a cgroup v2 path\n");
+		return -EINVAL;
+	}
+	err = thpnuma_cgroups_write(&w);
+	return err ? err : count;
+}
+
+/* The cgroup settings, one "PATH POLICY ZONE_RECLAIM" line each. */
+static ssize_t cgroups_read(struct file *file, struct kobject *kobj,
+			    THPNUMA_BIN_ATTR_CONST struct bin_attribute *attr,
+			    char *buf, loff_t off, size_t count)
+{
+	return list_read(thpnuma_cgroups_show, buf, off, count);
 }
 
 static ssize_t reset_store(struct kobject *kobj, struct kobj_attribute *attr,
@@ -207,6 +245,12 @@ static struct bin_attribute tasks_attr = {
 	.write	= tasks_write,
 };
 
+static struct bin_attribute cgroups_attr = {
+	.attr	= { .name = "cgroups", .mode = 0600 },
+	.read	= cgroups_read,
+	.write	= cgroups_write,
+};
+
 static struct kobj_attribute reset_attr = __ATTR_WO(reset);
 static struct kobj_attribute policies_attr = __ATTR_RO(policies);
 static struct kobj_attribute version_attr = __ATTR_RO(version);
@@ -220,6 +264,7 @@ static struct attribute *thpnuma_attrs[] = {
 
 static THPNUMA_BIN_ATTR_CONST struct bin_attribute *thpnuma_bin_attrs[] = {
 	&tasks_attr,
+	&cgroups_attr,
 	NULL,
 };
 

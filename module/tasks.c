@@ -88,7 +88,7 @@ static void override_add_locked(struct task_override *o, struct pid *tgid,
 	o->config = config;
 	hlist_add_head_rcu(&o->node, bucket(tgid));
 	if (nr_overrides++ == 0)
-		thpnuma_config_set_overrides(true);
+		thpnuma_config_set_lookup(THPNUMA_CFG_OVERRIDES, true);
 }
 
 static void override_free_rcu(struct rcu_head *head)
@@ -103,7 +103,7 @@ static void override_del_locked(struct task_override *o)
 {
 	hlist_del_rcu(&o->node);
 	if (--nr_overrides == 0)
-		thpnuma_config_set_overrides(false);
+		thpnuma_config_set_lookup(THPNUMA_CFG_OVERRIDES, false);
 	call_rcu(&o->rcu, override_free_rcu);
 }
 

@@ -85,7 +85,8 @@ static inline struct thpnuma_config thpnuma_config_get(void)
 }
 
 void thpnuma_config_update(enum thpnuma_setting_id id, unsigned int value);
-void thpnuma_config_set_overrides(bool present);
+/* Sets or clears THPNUMA_CFG_OVERRIDES or THPNUMA_CFG_CGROUPS. */
+void thpnuma_config_set_lookup(u32 flag, bool present);
 /* The current value of @s as its debugfs file shows it. */
 int thpnuma_config_show(const struct thpnuma_setting *s, char *buf,
 			size_t size);
@@ -97,6 +98,13 @@ void thpnuma_tasks_exit(void);
 int thpnuma_tasks_write(const struct thpnuma_task_write *w);
 void thpnuma_tasks_show(struct seq_file *m);
 void thpnuma_tasks_count_by_policy(unsigned int nr[THPNUMA_NR_POLICIES]);
+
+/* Per-cgroup settings (cgroups.c). */
+u32 thpnuma_cgroup_config(u32 global, bool *overridden);
+int thpnuma_cgroups_init(void);
+void thpnuma_cgroups_exit(void);
+int thpnuma_cgroups_write(const struct thpnuma_cgroup_write *w);
+void thpnuma_cgroups_show(struct seq_file *m);
 
 /* One THP fault the hook saw, as its trace event reports it. */
 struct thpnuma_fault_record {

@@ -526,6 +526,72 @@ TEST(task_write_rejects_malformed_input)
 	EXPECT_EQ(-EINVAL, thpnuma_parse_task_write("12 kernel 1\0", 12, &w));
 }
 
+static int parse_cgroup(const char *s, struct thpnuma_cgroup_write *w)
+{
+	return thpnuma_parse_cgroup_write(s, strlen(s), w);
+}
+
+TEST(cgroup_write_sets_and_clears)
+{
+	struct thpnuma_cgroup_write w;
+	char path[THPNUMA_CGROUP_PATH_MAX + 16];
+
+	ASSERT_EQ(0, parse_cgroup("/system.slice/db.service strict-local", &w));
+	EXPECT_EQ(24, w.path_len);
+	EXPECT_EQ(0, memcmp(w.path, "/system.slice/db.service", 24));
+	EXPECT_FALSE(w.clear);
+	EXPECT_EQ(THPNUMA_POLICY_STRICT_LOCAL, w.policy);
+	EXPECT_EQ(THPNUMA_ZR_INHERIT, w.zone_reclaim);
+
+	ASSERT_EQ(0, parse_cgroup("/kubepods.slice/pod-1.slice local-then-remote 5\n", &w));
+	EXPECT_EQ(27, w.path_len);
+	EXPECT_EQ(THPNUMA_POLICY_LOCAL_THEN_REMOTE, w.policy);
+	EXPECT_EQ(5, w.zone_reclaim);
+
+	ASSERT_EQ(0, parse_cgroup("/ default\n", &w));
+	EXPECT_EQ(1, w.path_len);
+	EXPECT_TRUE(w.clear);
+
+	/* systemd's escapes are part of the name. */
+	ASSERT_EQ(0, parse_cgroup("/system.slice/serial\\x2dgetty.service kernel", &w));
+	EXPECT_EQ(37, w.path_len);
+
+	/* Dots inside a name are names, not "." or "..". */
+	ASSERT_EQ(0, parse_cgroup("/a.b/..c/.d kernel 0", &w));
+	EXPECT_EQ(THPNUMA_POLICY_KERNEL, w.policy);
+	EXPECT_EQ(0, w.zone_reclaim);
+
+	/* The longest path, and one byte more. */
+	path[0] = '/';
+	memset(path + 1, 'a', THPNUMA_CGROUP_PATH_MAX - 1);
+	strcpy(path + THPNUMA_CGROUP_PATH_MAX, " kernel");
+	EXPECT_EQ(0, parse_cgroup(path, &w));
+	path[THPNUMA_CGROUP_PATH_MAX] = 'a';
+	strcpy(path + THPNUMA_CGROUP_PATH_MAX + 1, " kernel");
+	EXPECT_EQ(-EINVAL, parse_cgroup(path, &w));
+}
+
+TEST(cgroup_write_rejects_malformed_input)
+{
+	static const char *const bad[] = {
+		"", "\n", "/a", "/a ", "a kernel", " /a kernel", "/a  kernel",
+		"/a kernel ", "/a\tkernel", "//a kernel", "/a//b kernel",
+		"/a/ kernel", "/. kernel", "/a/./b kernel", "/.. kernel",
+		"/a/.. kernel", "/a\x01" "b kernel",
+		"/a\x7f" "b kernel", "/a\xc3\xa9 kernel", "/a Kernel",
+		"/a default 1", "/a kernel 8", "/a kernel 1 1", "/a kernel\n\n",
+		"/a\n kernel", "kernel /a",
+	};
+	struct thpnuma_cgroup_write w;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		EXPECT_EQ(-EINVAL, parse_cgroup(bad[i], &w))
+			TH_LOG("accepted \"%s\"", bad[i]);
+	EXPECT_EQ(-EINVAL, thpnuma_parse_cgroup_write("/a\0 kernel", 9, &w));
+	EXPECT_EQ(-EINVAL, thpnuma_parse_cgroup_write("/a kernel\0", 10, &w));
+}
+
 TEST(override_replaces_policy_and_keeps_scope)
 {
 	u32 global = config(THPNUMA_POLICY_KERNEL, 3, THPNUMA_SCOPE_MADVISE) |

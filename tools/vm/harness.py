@@ -414,6 +414,19 @@ def report_kill(tag, seconds, why, console_text, results_text):
         print("\n".join(lines), flush=True)
 
 
+def report_splat(tag, console_text, dmesg):
+    """Print a failed boot's first kernel splat with what followed it (the
+    oops, its registers and call trace): a CI log then tells what broke."""
+    for source, text in (("console", console_text.splitlines()), ("dmesg", dmesg)):
+        for i, line in enumerate(text):
+            if SPLATS.search(line):
+                lines = ["harness: %s: a kernel splat, from the guest's %s:" % (tag, source)]
+                lines += ["  | " + l for l in text[max(i - 5, 0):i + 60]]
+                with _print_lock:
+                    print("\n".join(lines), flush=True)
+                return
+
+
 def run_boot(kver, topo, tests, zram, keep_dir, node_mb=None, timeout=None, stream=False,
              extra_conf=None, boot_args=""):
     """Boot once and return (results, results_text, dmesg)."""
@@ -463,6 +476,8 @@ def run_boot(kver, topo, tests, zram, keep_dir, node_mb=None, timeout=None, stre
     # A guest the harness killed in a test that had not reported stuck.
     hung = progress.running() if why and not progress.stuck_at else None
     results, dmesg = parse(kver, topo, tests, results_text, console_text, hung=hung)
+    if any(r.status == "FAIL" and r.name == "boot: dmesg clean" for r in results):
+        report_splat(tag, console_text, dmesg)
     # Guest seconds per test, from the END markers (tools/vm/init).
     for line in results_text.splitlines():
         m = re.match(r"@@THPNUMA-END (\d+) rc=\d+ secs=(\d+)", line.strip())

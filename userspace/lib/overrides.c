@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* thpnumactl: the per-process overrides (tasks) and per-policy totals. */
+/*
+ * thpnumactl: the per-process overrides (tasks), the per-cgroup settings
+ * (cgroups) and the per-policy totals.
+ */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -40,6 +43,21 @@ static int unescape(const char *in, char *out, size_t len)
 	return 0;
 }
 
+/* A zone_reclaim field: "-" (follows the global setting) or 0-7. */
+static int parse_zone_reclaim_field(const char *w, int *zone_reclaim)
+{
+	uint64_t v;
+
+	if (!strcmp(w, "-")) {
+		*zone_reclaim = -1;
+		return 0;
+	}
+	if (parse_decimal(w, 7, &v))
+		return -EINVAL;
+	*zone_reclaim = (int)v;
+	return 0;
+}
+
 static int parse_task_line(char *line, struct task_entry *t, char *err,
 			   size_t errlen, unsigned int lineno)
 {
@@ -64,14 +82,10 @@ static int parse_task_line(char *line, struct task_entry *t, char *err,
 		return -EINVAL;
 	}
 	strcpy(t->policy, w[2]);
-	if (!strcmp(w[3], "-")) {
-		t->zone_reclaim = -1;
-	} else if (parse_decimal(w[3], 7, &v)) {
+	if (parse_zone_reclaim_field(w[3], &t->zone_reclaim)) {
 		set_error(err, errlen, "line %u: bad zone_reclaim '%s'",
 			  lineno, w[3]);
 		return -EINVAL;
-	} else {
-		t->zone_reclaim = (int)v;
 	}
 	return 0;
 }
@@ -184,6 +198,152 @@ void tasks_write_json(FILE *out, const struct task_list *tl)
 			json_null(&j, "zone_reclaim");
 		else
 			json_long(&j, "zone_reclaim", t->zone_reclaim);
+		json_close(&j);
+	}
+	json_end(&j);
+}
+
+static int add_cgroup_line(char *line, unsigned int lineno, void *arg)
+{
+	struct parse_ctx *ctx = arg;
+	struct cgroup_list *cl = ctx->list;
+	struct cgroup_entry *grown, *c;
+	char *w[3];
+
+	if (split_fields(line, w, 3) != 3 || w[0][0] != '/') {
+		set_error(ctx->err, ctx->errlen,
+			  "line %u: expected PATH POLICY ZONE_RECLAIM", lineno);
+		return -EINVAL;
+	}
+	grown = realloc(cl->cgroups, (cl->nr + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	cl->cgroups = grown;
+	c = &cl->cgroups[cl->nr];
+	if (strlen(w[1]) >= sizeof(c->policy)) {
+		set_error(ctx->err, ctx->errlen, "line %u: bad policy", lineno);
+		return -EINVAL;
+	}
+	strcpy(c->policy, w[1]);
+	if (parse_zone_reclaim_field(w[2], &c->zone_reclaim)) {
+		set_error(ctx->err, ctx->errlen,
+			  "line %u: bad zone_reclaim '%s'", lineno, w[2]);
+		return -EINVAL;
+	}
+	c->path = strdup(w[0]);
+	if (!c->path)
+		return -ENOMEM;
+	cl->nr++;
+	return 0;
+}
+
+int cgroups_parse(const char *text, struct cgroup_list *cl, char *err,
+		  size_t errlen)
+{
+	struct parse_ctx ctx = { cl, err, errlen, false };
+	int ret;
+
+	cl->nr = 0;
+	cl->cgroups = NULL;
+	ret = for_each_line(text, add_cgroup_line, &ctx);
+	if (ret) {
+		if (ret == -ENOMEM)
+			set_error(err, errlen, "out of memory");
+		cgroups_free(cl);
+	}
+	return ret;
+}
+
+void cgroups_free(struct cgroup_list *cl)
+{
+	for (unsigned int i = 0; i < cl->nr; i++)
+		free(cl->cgroups[i].path);
+	free(cl->cgroups);
+	cl->cgroups = NULL;
+	cl->nr = 0;
+}
+
+const struct cgroup_entry *cgroups_find(const struct cgroup_list *cl,
+					const char *path)
+{
+	for (unsigned int i = 0; i < cl->nr; i++)
+		if (!strcmp(cl->cgroups[i].path, path))
+			return &cl->cgroups[i];
+	return NULL;
+}
+
+/* Whether @ancestor is @path or one of the cgroups above it. */
+static bool is_ancestor(const char *ancestor, const char *path)
+{
+	size_t n = strlen(ancestor);
+
+	if (!strcmp(ancestor, "/"))
+		return true;
+	return !strncmp(ancestor, path, n) && (!path[n] || path[n] == '/');
+}
+
+const struct cgroup_entry *cgroups_applying(const struct cgroup_list *cl,
+					    const char *path)
+{
+	const struct cgroup_entry *best = NULL;
+
+	for (unsigned int i = 0; i < cl->nr; i++) {
+		const struct cgroup_entry *c = &cl->cgroups[i];
+
+		if (is_ancestor(c->path, path) &&
+		    (!best || strlen(c->path) > strlen(best->path)))
+			best = c;
+	}
+	return best;
+}
+
+static int compare_path(const void *a, const void *b)
+{
+	const struct cgroup_entry *x = a, *y = b;
+
+	return strcmp(x->path, y->path);
+}
+
+static void sort_by_path(const struct cgroup_list *cl)
+{
+	if (cl->nr)
+		qsort(cl->cgroups, cl->nr, sizeof(*cl->cgroups), compare_path);
+}
+
+void cgroups_write_table(FILE *out, const struct cgroup_list *cl)
+{
+	char zr[16];
+
+	sort_by_path(cl);
+	fprintf(out, "%-18s  %-12s  %s\n", "POLICY", "ZONE_RECLAIM", "CGROUP");
+	for (unsigned int i = 0; i < cl->nr; i++) {
+		const struct cgroup_entry *c = &cl->cgroups[i];
+
+		if (c->zone_reclaim < 0)
+			snprintf(zr, sizeof(zr), "global");
+		else
+			snprintf(zr, sizeof(zr), "%d", c->zone_reclaim);
+		fprintf(out, "%-18s  %-12s  %s\n", c->policy, zr, c->path);
+	}
+}
+
+void cgroups_write_json(FILE *out, const struct cgroup_list *cl)
+{
+	struct json_writer j;
+
+	sort_by_path(cl);
+	json_begin(&j, out, JSON_SPACED, false);
+	json_array(&j, "cgroups", false);
+	for (unsigned int i = 0; i < cl->nr; i++) {
+		const struct cgroup_entry *c = &cl->cgroups[i];
+
+		json_object(&j, NULL, false);
+		json_string(&j, "path", c->path);
+		json_string(&j, "policy", c->policy);
+		if (c->zone_reclaim < 0)
+			json_null(&j, "zone_reclaim");
+		else
+			json_long(&j, "zone_reclaim", c->zone_reclaim);
 		json_close(&j);
 	}
 	json_end(&j);

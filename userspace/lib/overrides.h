@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Parsers for thpnuma's debugfs tasks and policies files, and their
+ * Parsers for thpnuma's tasks, cgroups and policies files, and their
  * table and JSON writers. No I/O besides the FILE * given.
  */
 #ifndef THPNUMACTL_OVERRIDES_H
@@ -21,6 +21,18 @@ struct task_entry {
 struct task_list {
 	unsigned int nr;
 	struct task_entry *tasks;
+};
+
+/* One line of the cgroups file: "path policy zone_reclaim". */
+struct cgroup_entry {
+	char *path;		/* a cgroup v2 path, such as /system.slice */
+	char policy[32];
+	int zone_reclaim;	/* -1: follows the global setting */
+};
+
+struct cgroup_list {
+	unsigned int nr;
+	struct cgroup_entry *cgroups;
 };
 
 /*
@@ -46,6 +58,18 @@ const struct task_entry *tasks_find(const struct task_list *tl, int pid);
 /* Command names with non-printable bytes escaped as \ooo (escape_text). */
 void tasks_write_table(FILE *out, const struct task_list *tl);
 void tasks_write_json(FILE *out, const struct task_list *tl);
+
+/* On failure: -EINVAL or -ENOMEM, and a one-line reason in @err. */
+int cgroups_parse(const char *text, struct cgroup_list *cl, char *err,
+		  size_t errlen);
+void cgroups_free(struct cgroup_list *cl);
+const struct cgroup_entry *cgroups_find(const struct cgroup_list *cl,
+					const char *path);
+/* The setting that applies to @path: its own or its nearest ancestor's. */
+const struct cgroup_entry *cgroups_applying(const struct cgroup_list *cl,
+					    const char *path);
+void cgroups_write_table(FILE *out, const struct cgroup_list *cl);
+void cgroups_write_json(FILE *out, const struct cgroup_list *cl);
 
 int policies_parse(const char *text, struct policy_table *pt, char *err,
 		   size_t errlen);

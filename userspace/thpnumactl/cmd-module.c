@@ -839,6 +839,29 @@ static int check_no_overrides(void)
 	return ret;
 }
 
+/* The same for per-cgroup settings. */
+static int check_no_cgroup_settings(void)
+{
+	struct cgroup_list cl;
+	int ret = read_cgroups(&cl);
+
+	if (ret) {
+		error("cannot tell whether cgroups have settings, which unloading would lose; unload --force unloads anyway");
+		return EXIT_FAIL;
+	}
+	if (cl.nr) {
+		error("%u cgroup%s a setting; unloading would lose %s:", cl.nr,
+		      cl.nr == 1 ? " has" : "s have",
+		      cl.nr == 1 ? "it" : "them");
+		cgroups_write_table(stderr, &cl);
+		error("unload --force unloads anyway and the settings are lost (after the next load, set them again with '"
+		      PROG " cgroup PATH POLICY')");
+		ret = EXIT_FAIL;
+	}
+	cgroups_free(&cl);
+	return ret;
+}
+
 static int do_unload(const struct command *cmd, int argc, char *argv[])
 {
 	enum { OPT_FORCE = 256 };
@@ -871,6 +894,8 @@ static int do_unload(const struct command *cmd, int argc, char *argv[])
 	ret = check_unloadable();
 	if (!ret && !force)
 		ret = check_no_overrides();
+	if (!ret && !force)
+		ret = check_no_cgroup_settings();
 	if (ret)
 		return ret;
 	/* The checks read a test tree: the running kernel's module is not it. */
@@ -940,8 +965,10 @@ const struct command cmd_unload = {
 	"Unload thpnuma, after checking that no module holds it and its\n"
 	"reference count is zero, as rmmod does (a tracer of thpnuma:thp_fault\n"
 	"or an open debugfs file holds a reference), and that no process has\n"
-	"a per-process override, which unloading would lose. Needs root.\n\n"
-	"      --force   unload even if processes have overrides (they are lost)\n"
+	"a per-process override and no cgroup a setting, which unloading would\n"
+	"lose. Needs root.\n\n"
+	"      --force   unload even if there are overrides or cgroup settings\n"
+	"                (they are lost)\n"
 	"  -h, --help    show this help\n\n"
 	"Examples:\n"
 	"  thpnumactl unload\n"

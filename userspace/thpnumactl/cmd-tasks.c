@@ -38,8 +38,7 @@ static int parse_pid(const char *text, int *pid)
  */
 static int write_override(int pid, const char *policy, int zone_reclaim)
 {
-	char tasks[PATH_MAX], path[PATH_MAX];
-	char line[64], max[32];
+	char tasks[PATH_MAX], line[64];
 	int ret;
 
 	if (zone_reclaim >= 0)
@@ -56,13 +55,7 @@ static int write_override(int pid, const char *policy, int zone_reclaim)
 		error("no process with PID %d", pid);
 		return EXIT_FAIL;
 	case ENOSPC:
-		sysfs_path(path, sizeof(path),
-			   "module/" MODULE_NAME "/parameters/max_tasks");
-		if (read_line(path, max, sizeof(max)))
-			snprintf(max, sizeof(max), "?");
-		error("the override table is full (max_tasks=%s); clear one with '"
-		      PROG " task PID default' or load with a larger max_tasks", max);
-		return EXIT_FAIL;
+		return table_full("override", "max_tasks", "task PID default");
 	case EINVAL:
 		error("the module refused '%s' (is PID %d a kernel thread?)",
 		      line, pid);
@@ -75,20 +68,15 @@ static int write_override(int pid, const char *policy, int zone_reclaim)
 /* With debugfs disabled: /sys/kernel/thpnuma/tasks, in the same format. */
 static int read_sysfs_tasks(struct task_list *tl)
 {
-	char path[PATH_MAX], reason[256], *text;
+	char reason[256], *text;
 	int ret;
 
-	sysfs_path(path, sizeof(path), CONTROL_DIR "/tasks");
-	text = read_text(path);
-	if (!text)
-		return sysfs_failure("read", path, errno);
+	ret = read_counters("tasks", &text);
+	if (ret)
+		return ret;
 	ret = tasks_parse(text, tl, reason, sizeof(reason));
 	free(text);
-	if (ret) {
-		error("cannot parse %s: %s", path, reason);
-		return EXIT_FAIL;
-	}
-	return 0;
+	return ret ? counters_parse_failure("tasks", reason) : 0;
 }
 
 /*

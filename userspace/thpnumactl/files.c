@@ -477,3 +477,16 @@ int counters_parse_failure(const char *file, const char *reason)
 	error("cannot parse %s: %s", path, reason);
 	return EXIT_FAIL;
 }
+
+int table_full(const char *what, const char *param, const char *clear)
+{
+	char path[PATH_MAX], max[32];
+
+	snprintf(path, sizeof(path), "%s/" PARAMS_DIR "/%s", sysfs_root(),
+		 param);
+	if (read_line(path, max, sizeof(max)))
+		snprintf(max, sizeof(max), "?");
+	error("the %s table is full (%s=%s); clear one with '" PROG
+	      " %s' or load with a larger %s", what, param, max, clear, param);
+	return EXIT_FAIL;
+}

@@ -2,6 +2,6 @@
 # Include it with TOP set; the tool also links $(USERSPACE_LIB_SRCS).
 THPNUMACTL_SRC := $(TOP)/userspace/thpnumactl
 THPNUMACTL_SRCS := $(addprefix $(THPNUMACTL_SRC)/,thpnumactl.c cli.c files.c \
-	cmd-module.c cmd-settings.c cmd-stat.c cmd-hist.c cmd-tasks.c \
+	cmd-module.c cmd-settings.c cmd-stat.c cmd-hist.c cmd-tasks.c cmd-cgroups.c \
 	report.c options.c)
 THPNUMACTL_HDRS := $(THPNUMACTL_SRC)/thpnumactl.h

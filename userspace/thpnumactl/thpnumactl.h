@@ -41,6 +41,8 @@
 /* Test hooks: another kernel command line, another kernel release. */
 #define ENV_CMDLINE		"THPNUMACTL_CMDLINE"
 #define ENV_KERNEL_RELEASE	"THPNUMACTL_KERNEL_RELEASE"
+/* Test hook: another /proc/self/mountinfo, for the cgroup2 mount. */
+#define ENV_MOUNTINFO		"THPNUMACTL_MOUNTINFO"
 #define MOUNT_HINT		"mount -t debugfs none " DEBUGFS_MOUNT
 
 /* The contract: 0 success, 1 runtime failure, 2 usage error. */
@@ -66,6 +68,7 @@ extern const struct command cmd_stat, cmd_watch;		/* cmd-stat.c */
 extern const struct command cmd_hist;				/* cmd-hist.c */
 extern const struct command cmd_run, cmd_tasks, cmd_task,
 	cmd_policies;						/* cmd-tasks.c */
+extern const struct command cmd_cgroups, cmd_cgroup;		/* cmd-cgroups.c */
 extern const struct command cmd_help;				/* thpnumactl.c */
 
 /* ---- cli.c: messages, options, names -------------------------------- */
@@ -184,6 +187,11 @@ int read_counters(const char *file, char **text);
 void counters_path(char *buf, size_t len, const char *file);
 /* What read_counters() returned was not what thpnumactl understands. */
 int counters_parse_failure(const char *file, const char *reason);
+/*
+ * A write refused with ENOSPC: "the @what table is full (@param=N); clear
+ * one with 'thpnumactl @clear' or load with a larger @param".
+ */
+int table_full(const char *what, const char *param, const char *clear);
 
 /* ---- report.c: what stat and hist share ----------------------------- */
 
@@ -257,6 +265,7 @@ int module_option_check(const struct module_option *o, char *why,
 
 /* ---- cmd-tasks.c ----------------------------------------------------- */
 
+struct cgroup_list;
 struct policy_table;
 struct task_list;
 /* The policies file, parsed; 0 or an exit status after a message. */
@@ -267,5 +276,7 @@ int read_policies(struct policy_table *pt);
  * status after a message.
  */
 int read_overrides(struct task_list *tl);
+/* The per-cgroup settings, parsed; 0 or an exit status after a message. */
+int read_cgroups(struct cgroup_list *cl);
 
 #endif /* THPNUMACTL_H */

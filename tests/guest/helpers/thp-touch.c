@@ -3,7 +3,9 @@
  * Fault N MiB of MADV_HUGEPAGE memory on node 0's CPU: a THP workload for
  * shell tests. With "read-first", each huge page is read before it is
  * written: the read maps the huge zero page, the write replaces it. With
- * "read-only", it is only read.
+ * "read-only", it is only read. With a third argument, a file: once the
+ * first N MiB are faulted, wait until the file exists, then fault N MiB
+ * more, so that the process can be moved to another cgroup in between.
  */
 #include "test_util.h"
 
@@ -27,5 +29,12 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "read-only"))
 		touch_region(p, size);
 	printf("faulted %zu MiB\n", size / MiB);
+	if (argc > 3) {
+		fflush(stdout);
+		while (access(argv[3], F_OK))
+			usleep(20000);
+		touch_region(map_hpage_aligned(size, MADV_HUGEPAGE), size);
+		printf("faulted %zu MiB more\n", size / MiB);
+	}
 	return 0;
 }

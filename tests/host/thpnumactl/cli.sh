@@ -89,6 +89,7 @@ make_tree() {
 	echo all > "$sys/module/thpnuma/parameters/scope"
 	echo all > "$sys/module/thpnuma/parameters/coverage"
 	: > "$sys/kernel/thpnuma/tasks"
+	: > "$sys/kernel/thpnuma/cgroups"
 	: > "$sys/kernel/thpnuma/reset"
 	echo "[none] integrity confidentiality" > "$sys/kernel/security/lockdown"
 	echo "always [madvise] never" > "$sys/kernel/mm/transparent_hugepage/enabled"
@@ -164,7 +165,7 @@ expect 1 "load the module of thpnumactl's version" \
 echo test > "$sys/module/thpnuma/version"
 
 # ---- help and version ------------------------------------------------
-for c in load unload status policy zone-reclaim scope coverage stat watch hist run tasks task policies reset; do
+for c in load unload status policy zone-reclaim scope coverage stat watch hist run tasks task cgroups cgroup policies reset; do
 	expect 0 "Example" "$c --help shows usage with examples" $c --help
 done
 expect 0 "Usage: thpnumactl stat" "help stat" help stat
@@ -1033,6 +1034,78 @@ expect 1 "cannot write $ctl/tasks: No such file or directory" \
 expect_file "$dbg/tasks" "$(cat "$work/tasks.saved")" \
 	"task PID POLICY without the sysfs file leaves debugfs' tasks alone"
 mv "$work/ctl-tasks.saved" "$ctl/tasks"
+# ---- cgroup, cgroups: /sys/kernel/thpnuma/cgroups; directories found
+# through a mountinfo of our own, cgroup2 at cg/ and a v1 hierarchy at v1/.
+real=$(cd "$work" && pwd -P)
+mkdir -p "$real/cg/system.slice/db.service" "$real/cg/kubepods.slice/pod1.slice/ctr.scope" \
+	"$real/v1/job"
+cat > "$work/mountinfo" <<EOF
+22 1 254:1 / / rw,relatime shared:1 - ext4 /dev/vda1 rw
+30 22 0:27 / $real/cg rw,nosuid shared:9 - cgroup2 cgroup2 rw
+31 22 0:28 / $real/v1 rw,relatime shared:10 - cgroup cgroup rw,name=test
+EOF
+export THPNUMACTL_MOUNTINFO="$work/mountinfo"
+expect 0 "/system.slice/db.service strict-local" "cgroup PATH POLICY" \
+	cgroup /system.slice/db.service strict-local
+expect_file "$ctl/cgroups" "/system.slice/db.service strict-local" \
+	"cgroup writes PATH POLICY to /sys/kernel/thpnuma/cgroups"
+: > "$ctl/cgroups"
+expect 0 "/kubepods.slice/pod1.slice local-then-remote" "cgroup DIRECTORY -z" \
+	cgroup -z reclaim "$real/cg/kubepods.slice/pod1.slice" local-then-remote
+expect_file "$ctl/cgroups" "/kubepods.slice/pod1.slice local-then-remote 1" \
+	"cgroup DIRECTORY writes its cgroup path and the bits"
+: > "$ctl/cgroups"
+expect 0 "/ kernel" "cgroup on the cgroup2 mount itself" cgroup "$real/cg/" kernel
+expect_file "$ctl/cgroups" "/ kernel" "the mount is the root cgroup"
+: > "$ctl/cgroups"
+expect 0 "/system.slice/db.service default" "cgroup PATH default" \
+	cgroup /system.slice/db.service default
+expect_file "$ctl/cgroups" "/system.slice/db.service default" "cgroup PATH default writes default"
+: > "$ctl/cgroups"
+expect 1 "is on a cgroup v1 hierarchy" "cgroup on a v1 hierarchy is refused" \
+	cgroup "$real/v1/job" strict-local
+expect 1 "no cgroup /no/such.slice on the cgroup v2 hierarchy" "cgroup PATH that is no cgroup" \
+	cgroup /no/such.slice strict-local
+expect_file "$ctl/cgroups" "" "refused cgroup writes write nothing"
+expect 2 "is not a cgroup v2 path" "cgroup relative PATH" cgroup relative kernel
+expect 2 "missing PATH" "cgroup without a PATH" cgroup
+expect 2 "invalid policy 'bogus'" "cgroup PATH bogus" cgroup /system.slice bogus
+expect 2 "--zone-reclaim needs a POLICY" "cgroup -z without a policy" cgroup -z 1 /system.slice
+expect 2 "unexpected argument 'extra'" "cgroup with three arguments" cgroup / kernel extra
+expect_note "zone_reclaim applies only under local-then-remote" \
+	"cgroup -z with policy strict-local gets a note" cgroup -z 3 /system.slice strict-local
+printf '/system.slice/db.service local-then-remote 3\n/kubepods.slice/pod1.slice strict-local -\n' \
+	> "$ctl/cgroups"
+expect 0 "/kubepods.slice/pod1.slice/ctr.scope strict-local zone_reclaim=global (from /kubepods.slice/pod1.slice)" \
+	"cgroup PATH shows an ancestor's setting" cgroup /kubepods.slice/pod1.slice/ctr.scope
+expect 0 "/system.slice/db.service local-then-remote zone_reclaim=3" \
+	"cgroup DIRECTORY shows its own setting" cgroup "$real/cg/system.slice/db.service"
+expect 0 "/system.slice default" "cgroup PATH without a setting" cgroup /system.slice
+expect 0 "strict-local        global        /kubepods.slice/pod1.slice" \
+	"cgroups lists the settings" cgroups
+run cgroups --json
+if [ "$rc" -eq 0 ] && python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["cgroups"]
+assert [x["path"] for x in c] == ["/kubepods.slice/pod1.slice", "/system.slice/db.service"]
+assert c[0]["zone_reclaim"] is None and c[1]["zone_reclaim"] == 3
+assert c[1]["policy"] == "local-then-remote"
+' "$work/out"; then
+	ok "cgroups --json, sorted by path"
+else
+	not_ok "cgroups --json, sorted by path (rc=$rc)"
+	sed 's/^/# /' "$work/out"
+fi
+echo "/system.slice kernel" > "$ctl/cgroups"
+expect 1 "cannot parse $ctl/cgroups: line 1: expected PATH POLICY ZONE_RECLAIM" \
+	"a malformed cgroups file is named" cgroups
+mv "$ctl/cgroups" "$work/ctl-cgroups.saved"
+expect 1 "cannot write $ctl/cgroups: No such file or directory" \
+	"cgroup PATH POLICY without the sysfs file fails" cgroup / kernel
+mv "$work/ctl-cgroups.saved" "$ctl/cgroups"
+: > "$ctl/cgroups"
+unset THPNUMACTL_MOUNTINFO
+
 # run: the override is on thpnumactl's PID, which exec hands to COMMAND.
 : > "$ctl/tasks"
 run run --policy strict-local -z 1 -- sh -c 'echo $$'
@@ -1394,6 +1467,26 @@ if [ "$(id -u)" -eq 0 ]; then
 		not_ok "unload without overrides goes on (rc=$rc)"
 		sed 's/^/# /' "$work/out" "$work/err"
 	fi
+	printf '/system.slice/db.service strict-local -\n' > "$ctl/cgroups"
+	run unload
+	if [ "$rc" -eq 1 ] &&
+	   grep -qF "1 cgroup has a setting; unloading would lose it:" "$work/err" &&
+	   grep -qF "strict-local        global        /system.slice/db.service" "$work/err" &&
+	   grep -qF "unload --force unloads anyway and the settings are lost" "$work/err"; then
+		ok "unload refuses while cgroups have settings and lists them"
+	else
+		not_ok "unload refuses while cgroups have settings and lists them (rc=$rc)"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
+	run unload --force
+	if [ "$rc" -eq 1 ] && ! grep -q "has a setting" "$work/err" &&
+	   grep -qF "not unloading the running kernel's thpnuma" "$work/err"; then
+		ok "unload --force goes past the cgroup settings"
+	else
+		not_ok "unload --force goes past the cgroup settings (rc=$rc)"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
+	: > "$ctl/cgroups"
 	printf 'policy tasks\n' > "$dbg/overrides"
 	run unload
 	if [ "$rc" -eq 1 ] && grep -qF "cannot tell whether processes have per-process overrides" "$work/err" &&

@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * thpnumactl cgroup and cgroups: per-cgroup settings, set and listed
+ * through /sys/kernel/thpnuma/cgroups, which kernel lockdown leaves
+ * usable.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "overrides.h"
+#include "text.h"
+#include "thpnumactl.h"
+
+#define MOUNTINFO	"/proc/self/mountinfo"
+
+/* The mount that holds a path: where it is, its root, its type. */
+struct mount_of {
+	char point[PATH_MAX];
+	char root[PATH_MAX];
+	char fstype[64];
+};
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo. */
+static void unescape_mountinfo(char *s)
+{
+	char *out = s;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*out++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
+					(s[3] - '0'));
+			s += 4;
+		} else {
+			*out++ = *s++;
+		}
+	}
+	*out = '\0';
+}
+
+static bool path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (!strcmp(dir, "/"))
+		return true;
+	return !strncmp(path, dir, n) && (!path[n] || path[n] == '/');
+}
+
+/*
+ * With @path NULL, the first cgroup v2 mount; else the mount that holds
+ * @path, the last one mounted over it winning. 0 or -ENOENT.
+ */
+static int find_mount(const char *path, struct mount_of *m)
+{
+	const char *file = getenv(ENV_MOUNTINFO);
+	char *line = NULL, *f[32], *dash, fstype[64];
+	size_t cap = 0;
+	int ret = -ENOENT;
+	FILE *in;
+
+	in = fopen(file ? file : MOUNTINFO, "re");
+	if (!in)
+		return -errno;
+	while (getline(&line, &cap, in) > 0) {
+		/* ID PARENT MAJ:MIN ROOT POINT OPTIONS [TAGS...] - TYPE ... */
+		dash = strstr(line, " - ");
+		if (!dash || sscanf(dash + 3, "%63s", fstype) != 1)
+			continue;
+		*dash = '\0';
+		if (split_fields(line, f, 32) < 6)
+			continue;
+		unescape_mountinfo(f[3]);
+		unescape_mountinfo(f[4]);
+		if (path ? !path_under(path, f[4]) : strcmp(fstype, "cgroup2"))
+			continue;
+		snprintf(m->point, sizeof(m->point), "%s", f[4]);
+		snprintf(m->root, sizeof(m->root), "%s", f[3]);
+		snprintf(m->fstype, sizeof(m->fstype), "%s", fstype);
+		ret = 0;
+		if (!path)
+			break;
+	}
+	free(line);
+	fclose(in);
+	return ret;
+}
+
+/*
+ * PATH as the module takes it: a cgroup v2 path such as
+ * /system.slice/db.service, given as that or as its directory under the
+ * cgroup2 mount (/sys/fs/cgroup/system.slice/db.service).
+ */
+static int resolve_cgroup(const struct command *cmd, const char *arg,
+			  char *out, size_t len)
+{
+	char real[PATH_MAX], dir[PATH_MAX];
+	struct mount_of m[1];
+	struct stat st;
+	size_t n;
+
+	if (realpath(arg, real) && !find_mount(real, m)) {
+		if (!strcmp(m->fstype, "cgroup")) {
+			error("%s is on a cgroup v1 hierarchy; " PROG
+			      " sets policies on cgroup v2 (unified) cgroups only",
+			      arg);
+			return EXIT_FAIL;
+		}
+		if (!strcmp(m->fstype, "cgroup2")) {
+			n = strcmp(m->point, "/") ? strlen(m->point) : 0;
+			if ((size_t)snprintf(out, len, "%s%s",
+					     strcmp(m->root, "/") ? m->root : "",
+					     real[n] ? real + n : "/") >= len)
+				return usage_error(cmd, "path too long: '%s'",
+						   arg);
+			return 0;
+		}
+	}
+	if (arg[0] != '/')
+		return usage_error(cmd, "'%s' is not a cgroup v2 path (such as /system.slice/db.service) or directory",
+				   arg);
+	if ((size_t)snprintf(out, len, "%s", arg) >= len)
+		return usage_error(cmd, "path too long: '%s'", arg);
+	/* Where cgroup2 is mounted, say plainly when there is no such cgroup. */
+	if (!find_mount(NULL, m) && !strcmp(m->root, "/")) {
+		snprintf(dir, sizeof(dir), "%s%s",
+			 strcmp(m->point, "/") ? m->point : "", arg);
+		if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+			error("no cgroup %s on the cgroup v2 hierarchy (no directory %s)",
+			      arg, dir);
+			return EXIT_FAIL;
+		}
+	}
+	return 0;
+}
+
+static int write_setting(const char *cgroup, const char *policy,
+			 int zone_reclaim)
+{
+	char file[PATH_MAX], line[PATH_MAX + 64];
+	int ret;
+
+	if (zone_reclaim >= 0)
+		snprintf(line, sizeof(line), "%s %s %d", cgroup, policy,
+			 zone_reclaim);
+	else
+		snprintf(line, sizeof(line), "%s %s", cgroup, policy);
+	sysfs_path(file, sizeof(file), CONTROL_DIR "/cgroups");
+	/* The module's ENOENT means no such cgroup, not no such file. */
+	if (access(file, F_OK))
+		return sysfs_failure("write", file, errno);
+	ret = write_value(file, line);
+	switch (-ret) {
+	case 0:
+		return EXIT_OK;
+	case ENOENT:
+		error("no cgroup %s on the cgroup v2 hierarchy (removed?)",
+		      cgroup);
+		return EXIT_FAIL;
+	case ENOSPC:
+		return table_full("cgroup", "max_cgroups", "cgroup PATH default");
+	case EINVAL:
+		error("the module refused '%s' (a path without spaces, '.' or '..', at most 1024 bytes)",
+		      line);
+		return EXIT_FAIL;
+	default:
+		return sysfs_failure("write", file, -ret);
+	}
+}
+
+int read_cgroups(struct cgroup_list *cl)
+{
+	char reason[256], *text;
+	int ret;
+
+	ret = read_counters("cgroups", &text);
+	if (ret)
+		return ret;
+	ret = cgroups_parse(text, cl, reason, sizeof(reason));
+	free(text);
+	return ret ? counters_parse_failure("cgroups", reason) : 0;
+}
+
+static int do_cgroups(const struct command *cmd, int argc, char *argv[])
+{
+	struct cgroup_list cl;
+	bool json;
+	int ret;
+
+	ret = parse_simple_options(cmd, argc, argv, 0, &json);
+	if (ret >= 0)
+		return ret;
+	ret = read_cgroups(&cl);
+	if (ret)
+		return ret;
+	if (json)
+		cgroups_write_json(stdout, &cl);
+	else
+		cgroups_write_table(stdout, &cl);
+	cgroups_free(&cl);
+	return EXIT_OK;
+}
+
+/* What applies to @cgroup: its own setting, an ancestor's, or the global. */
+static int show_setting(const char *cgroup)
+{
+	const struct cgroup_entry *c;
+	struct cgroup_list cl;
+	char zr[16];
+	int ret;
+
+	ret = read_cgroups(&cl);
+	if (ret)
+		return ret;
+	c = cgroups_applying(&cl, cgroup);
+	if (c) {
+		if (c->zone_reclaim < 0)
+			snprintf(zr, sizeof(zr), "global");
+		else
+			snprintf(zr, sizeof(zr), "%d", c->zone_reclaim);
+		printf("%s %s zone_reclaim=%s", cgroup, c->policy, zr);
+		if (strcmp(c->path, cgroup))
+			printf(" (from %s)", c->path);
+		putchar('\n');
+	} else {
+		printf("%s default\n", cgroup);
+	}
+	cgroups_free(&cl);
+	return EXIT_OK;
+}
+
+static int do_cgroup(const struct command *cmd, int argc, char *argv[])
+{
+	static const struct option options[] = {
+		{ "zone-reclaim", required_argument, NULL, 'z' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	const char *policy = NULL;
+	char cgroup[PATH_MAX];
+	int c, ret, zone_reclaim = -1;
+	unsigned int bits;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, ":z:h", options, NULL)) != -1) {
+		switch (c) {
+		case 'z':
+			ret = check_zone_reclaim(cmd, optarg, &bits);
+			if (ret >= 0)
+				return ret;
+			zone_reclaim = (int)bits;
+			break;
+		case 'h':
+			show_help(cmd);
+			return EXIT_OK;
+		default:
+			return option_error(cmd, c, argv);
+		}
+	}
+	if (optind == argc)
+		return usage_error(cmd, "missing PATH");
+	if (argc - optind > 2)
+		return usage_error(cmd, "unexpected argument '%s'",
+				   argv[optind + 2]);
+	if (argc - optind == 2) {
+		policy = argv[optind + 1];
+		if (strcmp(policy, "default")) {
+			ret = check_policy(cmd, policy);
+			if (ret >= 0)
+				return ret;
+		}
+	}
+	if (zone_reclaim >= 0 && (!policy || !strcmp(policy, "default")))
+		return usage_error(cmd, "--zone-reclaim needs a POLICY");
+	ret = resolve_cgroup(cmd, argv[optind], cgroup, sizeof(cgroup));
+	if (ret)
+		return ret;
+	ret = ensure_module();
+	if (ret)
+		return ret;
+	if (!policy)
+		return show_setting(cgroup);
+	ret = write_setting(cgroup, policy, zone_reclaim);
+	if (!ret) {
+		printf("%s %s\n", cgroup, policy);
+		if (zone_reclaim > 0 && !policy_uses_zone_reclaim(policy))
+			notice("zone_reclaim applies only under local-then-remote; this setting's policy is %s",
+			       policy);
+	}
+	return ret;
+}
+
+const struct command cmd_cgroups = {
+	.name = "cgroups", .run = do_cgroups,
+	.summary = "list the per-cgroup settings",
+	.usage =
+	"cgroups [--json]\n"
+	"One row per cgroup with a setting: policy, zone_reclaim (\"global\"\n"
+	"when it follows the global setting) and the cgroup's path. Needs\n"
+	"root.\n\n"
+	"      --json   one JSON object\n"
+	"  -h, --help   show this help\n\n"
+	"Examples:\n"
+	"  thpnumactl cgroups\n"
+	"  thpnumactl cgroups --json\n",
+};
+
+const struct command cmd_cgroup = {
+	.name = "cgroup", .run = do_cgroup,
+	.summary = "show, set or clear one cgroup's policy",
+	.usage =
+	"cgroup [--zone-reclaim N] PATH [POLICY|default]\n"
+	"PATH is a cgroup v2 path (/system.slice/db.service) or its directory\n"
+	"(/sys/fs/cgroup/system.slice/db.service). With POLICY, every task in\n"
+	"the cgroup and below it, including tasks that join later, faults THPs\n"
+	"under POLICY; a setting further down, or a process's own override,\n"
+	"wins. \"default\" removes the setting; so does removing the cgroup.\n"
+	"Without POLICY, show what applies to PATH. Needs root.\n\n"
+	"  -z, --zone-reclaim N  0-7, none, or reclaim,write,swap\n"
+	"  -h, --help            show this help\n\n"
+	"Examples:\n"
+	"  thpnumactl cgroup /system.slice/db.service strict-local\n"
+	"  thpnumactl cgroup -z reclaim /kubepods.slice local-then-remote\n"
+	"  thpnumactl cgroup /system.slice/db.service\n"
+	"  thpnumactl cgroup /system.slice/db.service default\n",
+};
