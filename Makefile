@@ -97,6 +97,7 @@ UNINSTALL_FILES := $(foreach d,/lib /usr/lib,$(foreach z,.ko .ko.gz .ko.xz .ko.z
 	$(DESTDIR)$(PREFIX)/share/man/man8/thpnumactl.8 \
 	$(DESTDIR)$(PREFIX)/share/man/man7/thpnuma.7 \
 	$(DESTDIR)$(PREFIX)/share/bash-completion/completions/thpnumactl \
+	$(DESTDIR)$(SYSTEMD_UNIT_DIR)/thpnuma.service \
 	$(DESTDIR)$(SYSTEMD_UNIT_DIR)/thpnuma-exporter.service \
 	$(DESTDIR)$(SYSTEMD_UNIT_DIR)/thpnuma-exporter.timer
 

@@ -26,7 +26,7 @@ guest-thpnumactl: $(THPNUMACTL)
 	@mkdir -p $(GUEST_BIN)
 	cp $(THPNUMACTL) $(GUEST_BIN)/thpnumactl
 
-# The exporter's units name thpnumactl where it goes: PREFIX's sbin.
+# The units name thpnumactl where it goes: PREFIX's sbin.
 install-userspace: $(THPNUMACTL)
 	install -D -m 0755 $(THPNUMACTL) $(DESTDIR)$(PREFIX)/sbin/thpnumactl
 	install -D -m 0644 $(THPNUMACTL_SRC)/thpnumactl.8 \
@@ -34,8 +34,10 @@ install-userspace: $(THPNUMACTL)
 	install -D -m 0644 $(THPNUMACTL_SRC)/thpnumactl.bash-completion \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/thpnumactl
 	install -d $(DESTDIR)$(SYSTEMD_UNIT_DIR)
-	sed 's|@SBINDIR@|$(PREFIX)/sbin|g' $(TOP)/userspace/systemd/thpnuma-exporter.service.in \
-		> $(DESTDIR)$(SYSTEMD_UNIT_DIR)/thpnuma-exporter.service
-	chmod 0644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/thpnuma-exporter.service
+	for unit in thpnuma thpnuma-exporter; do \
+		sed 's|@SBINDIR@|$(PREFIX)/sbin|g' $(TOP)/userspace/systemd/$$unit.service.in \
+			> $(DESTDIR)$(SYSTEMD_UNIT_DIR)/$$unit.service && \
+		chmod 0644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/$$unit.service || exit 1; \
+	done
 	install -m 0644 $(TOP)/userspace/systemd/thpnuma-exporter.timer \
 		$(DESTDIR)$(SYSTEMD_UNIT_DIR)/

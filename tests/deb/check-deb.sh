@@ -64,20 +64,21 @@ check "thpnuma-dkms depends on dkms" \
 check "thpnuma-dkms postinst runs DKMS for thpnuma $version" \
 	grep -q "DKMS_VERSION=$version" <(dpkg-deb -I "$dkms_deb" postinst)
 
-# thpnumactl: the CLI, its documentation, the modprobe.d example (a
-# conffile), the exporter's units and the workloads.
+# thpnumactl: the CLI, its documentation, the settings files (conffiles),
+# the units and the workloads.
 ct=$(files "$ctl_deb")
 for f in usr/sbin/thpnumactl usr/share/man/man8/thpnumactl.8.gz \
 	usr/share/man/man7/thpnuma.7.gz \
 	usr/share/bash-completion/completions/thpnumactl \
-	etc/modprobe.d/thpnuma.conf usr/libexec/thpnuma/thp-swapstorm \
-	lib/systemd/system/thpnuma-exporter.service \
+	etc/modprobe.d/thpnuma.conf etc/thpnuma.conf usr/libexec/thpnuma/thp-swapstorm \
+	lib/systemd/system/thpnuma.service lib/systemd/system/thpnuma-exporter.service \
 	lib/systemd/system/thpnuma-exporter.timer \
 	usr/libexec/thpnuma/thp-remote-latency usr/libexec/thpnuma/thp-fault-bench; do
 	check "thpnumactl has /$f" has "$f" <<<"$ct"
 done
-check "/etc/modprobe.d/thpnuma.conf is a conffile" \
-	grep -qx /etc/modprobe.d/thpnuma.conf <(dpkg-deb -I "$ctl_deb" conffiles)
+for f in /etc/modprobe.d/thpnuma.conf /etc/thpnuma.conf; do
+	check "$f is a conffile" grep -qx "$f" <(dpkg-deb -I "$ctl_deb" conffiles)
+done
 check "thpnumactl depends on libkmod2" \
 	grep -q '^ Depends:.*libkmod2' <(dpkg-deb -I "$ctl_deb")
 
@@ -133,11 +134,15 @@ for k in $kernels; do
 	check "DKMS built, signed and installed thpnuma for installed kernel $k" built "$k"
 done
 # --man=no: the chroot has no man-db for the Documentation= pages.
-units="thpnuma-exporter.service thpnuma-exporter.timer"
+units="thpnuma.service thpnuma-exporter.service thpnuma-exporter.timer"
 # shellcheck disable=SC2086 # one word per unit
 check "systemd-analyze verify $units" run systemd-analyze verify --man=no $units
 check "the exporter's timer is not enabled on install" \
 	test ! -e "$mnt/etc/systemd/system/timers.target.wants/thpnuma-exporter.timer"
+check "thpnuma.service is not enabled on install" \
+	test ! -e "$mnt/etc/systemd/system/multi-user.target.wants/thpnuma.service"
+check "the shipped /etc/thpnuma.conf passes apply --dry-run and sets nothing" \
+	grep -qx "/etc/thpnuma.conf sets nothing" <(in_root thpnumactl apply --dry-run 2>&1)
 check "thpnumactl --version runs" \
 	grep -q "$version" <(in_root thpnumactl --version 2>&1)
 check "workloads run (thp-fault-bench --help)" \
@@ -151,8 +156,8 @@ in_root modinfo -k "$last" thpnuma >> "$log" 2>&1
 check "apt-get purge thpnuma-dkms thpnumactl" \
 	run apt-get purge -y -q thpnuma-dkms thpnumactl
 left=$(cd "$mnt" && ls -d var/lib/dkms/thpnuma usr/src/thpnuma-* \
-	etc/modprobe.d/thpnuma.conf usr/libexec/thpnuma usr/sbin/thpnumactl \
-	lib/systemd/system/thpnuma-exporter.* \
+	etc/modprobe.d/thpnuma.conf etc/thpnuma.conf usr/libexec/thpnuma usr/sbin/thpnumactl \
+	lib/systemd/system/thpnuma.service lib/systemd/system/thpnuma-exporter.* \
 	lib/modules/*/updates/dkms/thpnuma.ko* lib/modules/*/extra/thpnuma.ko* \
 	2>/dev/null)
 check "purge leaves no DKMS tree, source, module or file${left:+: $left}" \

@@ -41,6 +41,7 @@ fi
 for f in "./lib/modules/$kver/extra/thpnuma.ko" ./usr/local/sbin/thpnumactl \
 	./usr/local/share/man/man8/thpnumactl.8 ./usr/local/share/man/man7/thpnuma.7 \
 	./usr/local/share/bash-completion/completions/thpnumactl \
+	./usr/local/lib/systemd/system/thpnuma.service \
 	./usr/local/lib/systemd/system/thpnuma-exporter.service \
 	./usr/local/lib/systemd/system/thpnuma-exporter.timer; do
 	if grep -q "^$f" "$work/installed"; then
@@ -54,6 +55,12 @@ if grep -qx "ExecStart=/usr/local/sbin/thpnumactl stat --prometheus -o .*" \
 	ok "the exporter service runs the installed thpnumactl"
 else
 	not_ok "the exporter service runs the installed thpnumactl"
+fi
+if grep -qx "ExecStart=/usr/local/sbin/thpnumactl load" "$root/usr/local/lib/systemd/system/thpnuma.service" &&
+   grep -qx "ExecReload=/usr/local/sbin/thpnumactl apply" "$root/usr/local/lib/systemd/system/thpnuma.service"; then
+	ok "thpnuma.service loads and applies with the installed thpnumactl"
+else
+	not_ok "thpnuma.service loads and applies with the installed thpnumactl"
 fi
 if make -s -C "$work/src" uninstall DESTDIR="$root" KVER="$kver" \
 	PREFIX=/usr/local > "$work/log" 2>&1; then

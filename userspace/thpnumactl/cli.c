@@ -149,6 +149,21 @@ int setting_value_error(const struct thpnuma_setting *s, const char *value,
 	return -EINVAL;
 }
 
+const struct thpnuma_setting *setting_by_name(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < THPNUMA_NR_SETTINGS; i++) {
+		const char *a = thpnuma_settings[i].name, *b = name;
+
+		while (*a && (*a == *b || (*a == '_' && *b == '-')))
+			a++, b++;
+		if (!*a && !*b)
+			return &thpnuma_settings[i];
+	}
+	return NULL;
+}
+
 int check_choice(const struct command *cmd, const struct thpnuma_setting *s,
 		 const char *name)
 {
@@ -169,7 +184,7 @@ static const char *const zone_reclaim_names[] = {
 	"reclaim", "write", "swap",	/* bits 0, 1, 2 */
 };
 
-static int parse_zone_reclaim(const char *text, unsigned int *bits)
+int parse_zone_reclaim(const char *text, unsigned int *bits)
 {
 	char *copy, *word, *save = NULL;
 	int ret = 0;
@@ -208,7 +223,7 @@ int check_zone_reclaim(const struct command *cmd, const char *text,
 {
 	if (!parse_zone_reclaim(text, bits))
 		return -1;
-	return usage_error(cmd, "invalid zone reclaim mode '%s' (0-7, none, or a comma list of reclaim,write,swap)",
+	return usage_error(cmd, "invalid zone reclaim mode '%s' (" ZONE_RECLAIM_VALUES ")",
 			   text);
 }
 

@@ -96,8 +96,8 @@ static int find_mount(const char *path, struct mount_of *m)
  * /system.slice/db.service, given as that or as its directory under the
  * cgroup2 mount (/sys/fs/cgroup/system.slice/db.service).
  */
-static int resolve_cgroup(const struct command *cmd, const char *arg,
-			  char *out, size_t len)
+int resolve_cgroup(const struct command *cmd, const char *arg, char *out,
+		   size_t len, bool missing_ok)
 {
 	char real[PATH_MAX], dir[PATH_MAX];
 	struct mount_of m[1];
@@ -131,6 +131,8 @@ static int resolve_cgroup(const struct command *cmd, const char *arg,
 		snprintf(dir, sizeof(dir), "%s%s",
 			 strcmp(m->point, "/") ? m->point : "", arg);
 		if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+			if (missing_ok)
+				return -ENOENT;
 			error("no cgroup %s on the cgroup v2 hierarchy (no directory %s)",
 			      arg, dir);
 			return EXIT_FAIL;
@@ -139,8 +141,8 @@ static int resolve_cgroup(const struct command *cmd, const char *arg,
 	return 0;
 }
 
-static int write_setting(const char *cgroup, const char *policy,
-			 int zone_reclaim)
+int write_cgroup_setting(const char *cgroup, const char *policy,
+			 int zone_reclaim, bool missing_ok)
 {
 	char file[PATH_MAX], line[PATH_MAX + 64];
 	int ret;
@@ -159,6 +161,8 @@ static int write_setting(const char *cgroup, const char *policy,
 	case 0:
 		return EXIT_OK;
 	case ENOENT:
+		if (missing_ok)
+			return -ENOENT;
 		error("no cgroup %s on the cgroup v2 hierarchy (removed?)",
 		      cgroup);
 		return EXIT_FAIL;
@@ -277,7 +281,7 @@ static int do_cgroup(const struct command *cmd, int argc, char *argv[])
 	}
 	if (zone_reclaim >= 0 && (!policy || !strcmp(policy, "default")))
 		return usage_error(cmd, "--zone-reclaim needs a POLICY");
-	ret = resolve_cgroup(cmd, argv[optind], cgroup, sizeof(cgroup));
+	ret = resolve_cgroup(cmd, argv[optind], cgroup, sizeof(cgroup), false);
 	if (ret)
 		return ret;
 	ret = ensure_module();
@@ -285,7 +289,7 @@ static int do_cgroup(const struct command *cmd, int argc, char *argv[])
 		return ret;
 	if (!policy)
 		return show_setting(cgroup);
-	ret = write_setting(cgroup, policy, zone_reclaim);
+	ret = write_cgroup_setting(cgroup, policy, zone_reclaim, false);
 	if (!ret) {
 		printf("%s %s\n", cgroup, policy);
 		if (zone_reclaim > 0 && !policy_uses_zone_reclaim(policy))

@@ -411,12 +411,17 @@ static void explain_missing_module(void)
 	      release, release);
 }
 
-/* What load passes: modprobe.d's options it keeps, then its own. */
+/*
+ * What load passes: modprobe.d's options it keeps, then its own, from the
+ * settings file or, winning over it, from the command line.
+ */
 struct load_options {
 	struct module_options conf;
 	bool *keep;		/* per conf option */
 	char ours[THPNUMA_NR_SETTINGS][THPNUMA_MAX_WRITE + 32];
 	bool given[THPNUMA_NR_SETTINGS];
+	/* "--policy", or the settings file's "FILE:LINE". */
+	char source[THPNUMA_NR_SETTINGS][PATH_MAX + 16];
 };
 
 static int given_setting(const struct load_options *lo, const char *name)
@@ -440,7 +445,7 @@ static int check_config_options(struct load_options *lo, bool via_modprobe)
 {
 	unsigned int i;
 	bool bad = false;
-	char why[512], flag[48], *p;
+	char why[512];
 	int id;
 
 	for (i = 0; i < lo->conf.nr; i++) {
@@ -451,19 +456,15 @@ static int check_config_options(struct load_options *lo, bool via_modprobe)
 		if (!module_option_check(o, why, sizeof(why)))
 			continue;
 		if (!lo->keep[i]) {
-			snprintf(flag, sizeof(flag), "--%s", o->name);
-			for (p = flag; *p; p++)
-				if (*p == '_')
-					*p = '-';
-			notice("%s: %s; %s replaces it for this load, but modprobe and loads at boot would fail",
-			     o->where, why, flag);
+			notice("%s: %s; %s replaces it for this load, but modprobe would fail",
+			       o->where, why, lo->source[id]);
 			continue;
 		}
 		error("%s: %s", o->where, why);
 		if (via_modprobe && id >= 0)
 			error("modprobe.d has an install command or a softdep for " MODULE_NAME
-			      ": libkmod passes its options as they are, and --%s cannot replace them",
-			      o->name);
+			      ": libkmod passes its options as they are, and %s cannot replace them",
+			      lo->source[id]);
 		bad = true;
 	}
 	return bad ? EXIT_USAGE : 0;
@@ -564,6 +565,41 @@ static int insert_direct(struct kmod_module *mod, const char *options,
 	return kmod_module_insert_module(mod, 0, options);
 }
 
+/*
+ * The settings file's global settings become options of the load, unless
+ * the command line gives them: given @path must exist, the default need
+ * not. Returns 0 or an exit status after the messages.
+ */
+static int read_settings_file(struct load_options *lo, const char *path,
+			      struct thpnuma_conf *settings)
+{
+	unsigned int id;
+	char *p;
+	int ret;
+
+	ret = conf_read(path ? path : conf_default_path(), !path, settings);
+	if (ret)
+		return ret;
+	for (id = 0; id < THPNUMA_NR_SETTINGS; id++) {
+		const char *name = thpnuma_settings[id].name;
+
+		if (lo->given[id]) {
+			snprintf(lo->source[id], sizeof(lo->source[id]),
+				 "--%s", name);
+			for (p = lo->source[id]; *p; p++)
+				if (*p == '_')
+					*p = '-';
+		} else if (settings->line[id]) {
+			snprintf(lo->ours[id], sizeof(lo->ours[id]), "%s=%s",
+				 name, settings->value[id]);
+			snprintf(lo->source[id], sizeof(lo->source[id]),
+				 "%s:%u", settings->path, settings->line[id]);
+			lo->given[id] = true;
+		}
+	}
+	return 0;
+}
+
 static int do_load(const struct command *cmd, int argc, char *argv[])
 {
 	enum { OPT_DRY_RUN = 256 };
@@ -574,12 +610,14 @@ static int do_load(const struct command *cmd, int argc, char *argv[])
 		{ "scope", required_argument, NULL, 's' },
 		{ "coverage", required_argument, NULL, 'c' },
 		{ "module", required_argument, NULL, 'm' },
+		{ "config", required_argument, NULL, 'C' },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	struct load_options lo = { .keep = NULL };
-	const char *module_path = NULL;
+	const char *module_path = NULL, *conf_path = NULL;
+	struct thpnuma_conf settings;
 	char config[4096], params[512], all[4608], what[PATH_MAX + 16];
 	struct kmod_module *mod = NULL;
 	struct kmod_ctx *ctx;
@@ -588,7 +626,7 @@ static int do_load(const struct command *cmd, int argc, char *argv[])
 	int c, id, ret, err, kmsg_fd;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":p:z:s:c:m:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:z:s:c:m:C:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 		case 's':
@@ -615,6 +653,9 @@ static int do_load(const struct command *cmd, int argc, char *argv[])
 		case 'm':
 			module_path = optarg;
 			break;
+		case 'C':
+			conf_path = optarg;
+			break;
 		case OPT_DRY_RUN:
 			dry_run = true;
 			break;
@@ -628,16 +669,21 @@ static int do_load(const struct command *cmd, int argc, char *argv[])
 	if (optind < argc)
 		return usage_error(cmd, "unexpected argument '%s'",
 				   argv[optind]);
+	ret = read_settings_file(&lo, conf_path, &settings);
+	if (ret)
+		return ret;
 	/* As the module applies them: policy, zone_reclaim, scope, coverage. */
 	join_options(&lo, false, true, params, sizeof(params));
 
-	if (geteuid() != 0 && !dry_run)
-		return needs_root("loading a kernel module");
-
+	ret = EXIT_FAIL;
+	ctx = NULL;
+	if (geteuid() != 0 && !dry_run) {
+		ret = needs_root("loading a kernel module");
+		goto out;
+	}
 	ctx = kmod_context();
 	if (!ctx)
-		return EXIT_FAIL;
-	ret = EXIT_FAIL;
+		goto out;
 	if (module_path) {
 		snprintf(what, sizeof(what), "%s", module_path);
 		err = kmod_module_new_from_path(ctx, module_path, &mod);
@@ -716,19 +762,21 @@ static int do_load(const struct command *cmd, int argc, char *argv[])
 	}
 	if (kmsg_fd >= 0)
 		close(kmsg_fd);
-	ret = EXIT_OK;
 	if (dry_run) {
 		if (!dry_run_printed)
 			printf("would load nothing\n");
-		goto out;
+	} else {
+		printf("loaded %s", what);
+		if (*config)
+			printf(" with %s from modprobe.d", config);
+		if (*params)
+			printf("%s %s", *config ? " and" : " with", params);
+		printf("\n");
 	}
-	printf("loaded %s", what);
-	if (*config)
-		printf(" with %s from modprobe.d", config);
-	if (*params)
-		printf("%s %s", *config ? " and" : " with", params);
-	printf("\n");
+	/* The per-cgroup settings: the module now takes them. */
+	ret = conf_apply(cmd, &settings, false, dry_run);
 out:
+	conf_free(&settings);
 	module_options_free(&lo.conf);
 	free(lo.keep);
 	kmod_module_unref(mod);
@@ -936,19 +984,23 @@ const struct command cmd_load = {
 	.summary = "load the module with initial settings",
 	.usage =
 	"load [--policy P] [--zone-reclaim N] [--scope S] [--coverage C]\n"
-	"                       [--module PATH] [--dry-run]\n"
+	"                       [--module PATH] [--config FILE] [--dry-run]\n"
 	"Load thpnuma through libkmod: from /lib/modules/$(uname -r), or from\n"
-	"PATH, with the options that modprobe.d (\"options thpnuma policy=...\")\n"
-	"and the kernel command line (thpnuma.policy=...) give it, except those\n"
-	"of a setting given here, which replaces them. Every option is checked\n"
-	"first: a bad one is named with its FILE:LINE and nothing is loaded\n"
-	"(exit status 2). Needs root.\n\n"
+	"PATH. Its options come from modprobe.d (\"options thpnuma policy=...\")\n"
+	"and the kernel command line (thpnuma.policy=...), then from the\n"
+	"settings file (/etc/thpnuma.conf), then from here: a later source\n"
+	"replaces a setting an earlier one gives. Every option and the whole\n"
+	"settings file are checked first: a bad one is named with its FILE:LINE\n"
+	"and nothing is loaded (exit status 2). Once loaded, the file's\n"
+	"per-cgroup settings are applied. Needs root.\n\n"
 	"  -p, --policy P        " THPNUMA_POLICY_CHOICES "\n"
 	"  -z, --zone-reclaim N  0-7, none, or a comma list of reclaim,write,swap\n"
 	"  -s, --scope S         " THPNUMA_SCOPE_CHOICES "\n"
 	"  -c, --coverage C      " THPNUMA_COVERAGE_CHOICES "\n"
 	"  -m, --module PATH     load this .ko file instead\n"
-	"      --dry-run         print the module and options, load nothing\n"
+	"  -C, --config FILE     the settings file (default /etc/thpnuma.conf,\n"
+	"                        which need not exist)\n"
+	"      --dry-run         print the module, options and settings, load nothing\n"
 	"  -h, --help            show this help\n\n"
 	"Examples:\n"
 	"  thpnumactl load --policy strict-local\n"

@@ -12,22 +12,6 @@
 #include <string.h>
 #include "thpnumactl.h"
 
-/* The setting a command is named after: "zone-reclaim" is zone_reclaim. */
-static const struct thpnuma_setting *command_setting(const struct command *cmd)
-{
-	unsigned int i;
-
-	for (i = 0; i < THPNUMA_NR_SETTINGS; i++) {
-		const char *a = thpnuma_settings[i].name, *b = cmd->name;
-
-		while (*a && (*a == *b || (*a == '_' && *b == '-')))
-			a++, b++;
-		if (!*a && !*b)
-			return &thpnuma_settings[i];
-	}
-	return NULL;
-}
-
 /*
  * What the parameter shows ("b", or "5"), as the command prints it ("b",
  * or "5 (reclaim,swap)"); -EINVAL if it shows something else.
@@ -84,7 +68,7 @@ static void note_unused_zone_reclaim(const struct thpnuma_setting *s,
  */
 static int do_setting(const struct command *cmd, int argc, char *argv[])
 {
-	const struct thpnuma_setting *s = command_setting(cmd);
+	const struct thpnuma_setting *s = setting_by_name(cmd->name);
 	char param[PATH_MAX], line[256], text[64];
 	const char *wanted = NULL;
 	unsigned int bits = 0;

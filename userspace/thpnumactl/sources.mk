@@ -3,5 +3,5 @@
 THPNUMACTL_SRC := $(TOP)/userspace/thpnumactl
 THPNUMACTL_SRCS := $(addprefix $(THPNUMACTL_SRC)/,thpnumactl.c cli.c files.c \
 	cmd-module.c cmd-settings.c cmd-stat.c cmd-hist.c cmd-tasks.c cmd-cgroups.c \
-	report.c options.c)
+	cmd-apply.c conffile.c report.c options.c)
 THPNUMACTL_HDRS := $(THPNUMACTL_SRC)/thpnumactl.h

@@ -7,6 +7,7 @@
 #define THPNUMACTL_H
 
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -41,6 +42,9 @@
 /* Test hooks: another kernel command line, another kernel release. */
 #define ENV_CMDLINE		"THPNUMACTL_CMDLINE"
 #define ENV_KERNEL_RELEASE	"THPNUMACTL_KERNEL_RELEASE"
+/* The settings file load and apply read; a test hook names another. */
+#define DEFAULT_CONF_FILE	"/etc/" MODULE_NAME ".conf"
+#define ENV_CONF		"THPNUMACTL_CONF"
 /* Test hook: another /proc/self/mountinfo, for the cgroup2 mount. */
 #define ENV_MOUNTINFO		"THPNUMACTL_MOUNTINFO"
 #define MOUNT_HINT		"mount -t debugfs none " DEBUGFS_MOUNT
@@ -69,6 +73,7 @@ extern const struct command cmd_hist;				/* cmd-hist.c */
 extern const struct command cmd_run, cmd_tasks, cmd_task,
 	cmd_policies;						/* cmd-tasks.c */
 extern const struct command cmd_cgroups, cmd_cgroup;		/* cmd-cgroups.c */
+extern const struct command cmd_apply;				/* cmd-apply.c */
 extern const struct command cmd_help;				/* thpnumactl.c */
 
 /* ---- cli.c: messages, options, names -------------------------------- */
@@ -94,6 +99,8 @@ int parse_simple_options(const struct command *cmd, int argc, char *argv[],
 int parse_no_options(const struct command *cmd, int argc, char *argv[],
 		     int max_args);
 
+/* The run-time setting called @name ("zone_reclaim" or "zone-reclaim"). */
+const struct thpnuma_setting *setting_by_name(const char *name);
 int lookup_name(const char *name, const char *const *names, unsigned int nr);
 void join_names(char *buf, size_t len, const char *const *names,
 		unsigned int nr);
@@ -109,10 +116,11 @@ int check_choice(const struct command *cmd, const struct thpnuma_setting *s,
 /* The same for a policy name. */
 int check_policy(const struct command *cmd, const char *name);
 
-/*
- * "0"-"7", "none", or a comma list of reclaim,write,swap into @bits:
- * -1 to go on, else a usage error's exit status.
- */
+#define ZONE_RECLAIM_VALUES \
+	"0-7, none, or a comma list of reclaim,write,swap"
+/* One of ZONE_RECLAIM_VALUES into @bits: 0 or -EINVAL. */
+int parse_zone_reclaim(const char *text, unsigned int *bits);
+/* The same, but -1 to go on, else a usage error's exit status. */
 int check_zone_reclaim(const struct command *cmd, const char *text,
 		       unsigned int *bits);
 /* "5 (reclaim,swap)" */
@@ -278,5 +286,57 @@ int read_policies(struct policy_table *pt);
 int read_overrides(struct task_list *tl);
 /* The per-cgroup settings, parsed; 0 or an exit status after a message. */
 int read_cgroups(struct cgroup_list *cl);
+/*
+ * @arg, a cgroup v2 path or its directory under the cgroup2 mount, as the
+ * module takes it, into @out. Returns 0; -ENOENT, with nothing printed,
+ * when there is no such cgroup and @missing_ok; else an exit status after
+ * a message.
+ */
+int resolve_cgroup(const struct command *cmd, const char *arg, char *out,
+		   size_t len, bool missing_ok);
+/*
+ * Set @cgroup's @policy and @zone_reclaim (-1: the global one), or clear
+ * it with policy "default". The same returns as resolve_cgroup().
+ */
+int write_cgroup_setting(const char *cgroup, const char *policy,
+			 int zone_reclaim, bool missing_ok);
+
+/* ---- conffile.c: the settings file ------------------------------------- */
+
+/* A per-cgroup line: "cgroup PATH POLICY [ZONE_RECLAIM]". */
+struct conf_cgroup {
+	char *path;		/* as written: a cgroup path or its directory */
+	const char *policy;	/* one of thpnuma_policy_names */
+	int zone_reclaim;	/* -1: the global setting */
+	unsigned int line;
+};
+
+struct thpnuma_conf {
+	char path[PATH_MAX];
+	/* Per run-time setting: the parameter's value, its line (0: unset). */
+	char value[THPNUMA_NR_SETTINGS][THPNUMA_MAX_WRITE + 1];
+	unsigned int line[THPNUMA_NR_SETTINGS];
+	unsigned int nr_cgroups;
+	struct conf_cgroup *cgroups;
+};
+
+/* THPNUMACTL_CONF, or /etc/thpnuma.conf. */
+const char *conf_default_path(void);
+/*
+ * Read and check @path whole. Returns 0 (with nothing set when @path does
+ * not exist and @optional); EXIT_USAGE after naming FILE:LINE of every
+ * bad line; or EXIT_FAIL when it cannot be read.
+ */
+int conf_read(const char *path, bool optional, struct thpnuma_conf *conf);
+void conf_free(struct thpnuma_conf *conf);
+bool conf_empty(const struct thpnuma_conf *conf);
+/*
+ * Apply the global settings (when @settings) through the module
+ * parameters, then the per-cgroup ones, printing each, or what it would
+ * do when @dry_run. A cgroup that does not exist yet gets a note. Returns
+ * an exit status.
+ */
+int conf_apply(const struct command *cmd, const struct thpnuma_conf *conf,
+	       bool settings, bool dry_run);
 
 #endif /* THPNUMACTL_H */

@@ -6,6 +6,8 @@ T=$THPNUMACTL
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# Never the machine's /etc/thpnuma.conf: load reads it when it exists.
+export THPNUMACTL_CONF="$work/no-thpnuma.conf"
 n=0
 fails=0
 
@@ -165,7 +167,7 @@ expect 1 "load the module of thpnumactl's version" \
 echo test > "$sys/module/thpnuma/version"
 
 # ---- help and version ------------------------------------------------
-for c in load unload status policy zone-reclaim scope coverage stat watch hist run tasks task cgroups cgroup policies reset; do
+for c in load unload apply status policy zone-reclaim scope coverage stat watch hist run tasks task cgroups cgroup policies reset; do
 	expect 0 "Example" "$c --help shows usage with examples" $c --help
 done
 expect 0 "Usage: thpnumactl stat" "help stat" help stat
@@ -1396,6 +1398,41 @@ expect 1 "no such file" "load --dry-run of a missing file" \
 	load --dry-run --module "$work/missing.ko"
 expect 2 "invalid policy 'x'" "load --dry-run --policy x" load --dry-run -p x
 
+# ---- load: the settings file's global settings between modprobe.d and ours
+conf=$work/thpnuma.conf
+printf 'options thpnuma policy=strict-local scope=madvise\n' > "$mp/thpnuma.conf"
+printf '# ours\npolicy local-then-remote\nzone_reclaim reclaim  # comment\n' > "$conf"
+expect_dry "scope=madvise policy=local-then-remote zone_reclaim=1" \
+	"load --config: the file's settings replace modprobe.d's" --config "$conf"
+expect_dry "scope=madvise policy=kernel zone_reclaim=1" \
+	"load --config --policy: the command line replaces the file's" -C "$conf" -p kernel
+THPNUMACTL_CONF=$conf expect_dry "scope=madvise policy=local-then-remote zone_reclaim=1" \
+	"load reads the default settings file"
+printf 'options thpnuma policy=strict_local\n' > "$mp/thpnuma.conf"
+dry -C "$conf"
+if [ "$rc" -eq 0 ] && grep -qF "$mp/thpnuma.conf:1: invalid policy 'strict_local'" "$work/err" &&
+   grep -qF "$conf:2 replaces it for this load, but modprobe would fail" "$work/err"; then
+	ok "a bad modprobe.d policy that the settings file replaces gets a note naming both"
+else
+	not_ok "a bad modprobe.d policy that the settings file replaces (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+: > "$mp/thpnuma.conf"
+printf 'policy local-then-remote\nscope most\ncgroup /system.slice kernel\n' > "$conf"
+dry -C "$conf"
+if [ "$rc" -eq 2 ] && [ ! -s "$work/out" ] &&
+   grep -qxF "thpnumactl: $conf:2: invalid scope 'most' (valid: all, madvise)" "$work/err" &&
+   grep -qxF "thpnumactl: nothing was applied: correct $conf first" "$work/err"; then
+	ok "load refuses a bad settings file, naming FILE:LINE, and loads nothing"
+else
+	not_ok "load refuses a bad settings file (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+expect 1 "cannot read $work/none.conf: No such file or directory" \
+	"load --config of a missing file" load --dry-run --module "$ko" -C "$work/none.conf"
+cp "$here/../../../userspace/thpnuma.conf" "$conf"
+expect_dry "none" "the example settings file sets nothing until edited" -C "$conf"
+
 # ---- load on a kernel without the module: supported series or not -----------
 # THPNUMACTL_KERNEL_RELEASE stands in for uname -r (and /lib/modules/R).
 # The supported series are kernels.mk's, which thpnumactl is built with.
@@ -1430,6 +1467,124 @@ unset THPNUMACTL_MODPROBE_D
 
 # The module is loaded again for the rest.
 echo live > "$sys/module/thpnuma/initstate"
+
+# ---- apply: the settings file on a loaded module ---------------------------
+# Written through the parameters and the cgroups file, emptied first: a
+# fake file keeps the last write (over what was there).
+export THPNUMACTL_MOUNTINFO="$work/mountinfo"
+conf=$work/thpnuma.conf
+save_settings() {
+	for f in "$par/policy" "$par/zone_reclaim" "$par/scope" "$par/coverage" "$ctl/cgroups"; do
+		: > "$f"
+	done
+}
+settings_are() {
+	[ "$(cat "$par/policy")|$(cat "$par/zone_reclaim")|$(cat "$par/scope")|$(cat "$par/coverage")|$(cat "$ctl/cgroups")" = "$1" ]
+}
+save_settings
+printf 'policy local-then-remote\nzone-reclaim swap\nscope madvise\ncoverage pmd\ncgroup /system.slice/db.service strict-local 1\n' > "$conf"
+run apply -C "$conf"
+if [ "$rc" -eq 0 ] && [ ! -s "$work/err" ] &&
+   settings_are "local-then-remote|4|madvise|pmd|/system.slice/db.service strict-local 1" &&
+   [ "$(cat "$work/out")" = "zone_reclaim 4 (swap)
+scope madvise
+coverage pmd
+policy local-then-remote
+cgroup /system.slice/db.service strict-local 1" ]; then
+	ok "apply sets the global settings, then the cgroup's"
+else
+	not_ok "apply sets the global settings, then the cgroup's (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err" "$par/policy" "$par/zone_reclaim" "$ctl/cgroups"
+fi
+save_settings
+printf 'cgroup %s kernel\n' "$real/cg/kubepods.slice/pod1.slice" > "$conf"
+expect 0 "cgroup /kubepods.slice/pod1.slice kernel" "apply takes a cgroup's directory" apply -C "$conf"
+expect_file "$ctl/cgroups" "/kubepods.slice/pod1.slice kernel" "apply writes the directory's cgroup path"
+save_settings
+printf 'policy kernel\ncgroup /not/yet.service strict-local\n' > "$conf"
+run apply -C "$conf"
+if [ "$rc" -eq 0 ] && settings_are "kernel||||" &&
+   grep -qxF "thpnumactl: note: $conf:2: no cgroup /not/yet.service on the cgroup v2 hierarchy yet; its setting applies once it exists and 'thpnumactl apply' runs again" "$work/err" &&
+   grep -qxF "applied 0 of 1 cgroup settings from $conf" "$work/out"; then
+	ok "apply: a cgroup that does not exist yet gets a note, the rest applies"
+else
+	not_ok "apply: a cgroup that does not exist yet (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+save_settings
+printf 'cgroup %s kernel\ncgroup /system.slice kernel\n' "$real/v1/job" > "$conf"
+run apply -C "$conf"
+if [ "$rc" -eq 1 ] && grep -qF "is on a cgroup v1 hierarchy" "$work/err" &&
+   [ "$(cat "$ctl/cgroups")" = "/system.slice kernel" ]; then
+	ok "apply: a cgroup v1 directory fails the apply, the other lines still apply"
+else
+	not_ok "apply: a cgroup v1 directory (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+for pair in "policy strict_local|3: invalid policy 'strict_local' (valid: kernel, strict-local, local-then-remote)" \
+	"zone_reclaim 8|3: invalid zone_reclaim '8' (0-7, none, or a comma list of reclaim,write,swap)" \
+	"policy|3: policy takes one value (policy VALUE)" \
+	"scope all madvise|3: scope takes one value (scope VALUE)" \
+	"max_tasks 10|3: unknown setting 'max_tasks' (policy, zone_reclaim, scope, coverage or cgroup)" \
+	"cgroup system.slice kernel|3: 'system.slice' is not a cgroup v2 path" \
+	"cgroup /a/./b kernel|3: '/a/./b' is not a cgroup v2 path" \
+	"cgroup /system.slice|3: cgroup takes a path, a policy and an optional zone_reclaim" \
+	"cgroup /system.slice default|3: invalid policy 'default'" \
+	"cgroup /system.slice kernel 1 2|3: cgroup takes a path, a policy and an optional zone_reclaim" \
+	"cgroup /system.slice kernel 8|3: invalid zone_reclaim '8'" \
+	"cgroup /system.slice/db.service kernel|3: cgroup /system.slice/db.service is set again (first on line 2)" \
+	"policy kernel\n\npolicy kernel|5: policy is set again (first on line 3)" \
+	"coverage pmd|3: coverage is set again (first on line 1)"; do
+	lines=${pair%%|*} msg=$conf:${pair#*|}
+	save_settings
+	printf "coverage pmd+mthp\ncgroup /system.slice/db.service strict-local\n$lines\n" > "$conf"
+	run apply -C "$conf"
+	if [ "$rc" -eq 2 ] && [ ! -s "$work/out" ] && grep -qF "thpnumactl: $msg" "$work/err" &&
+	   grep -qxF "thpnumactl: nothing was applied: correct $conf first" "$work/err" &&
+	   settings_are "||||"; then
+		ok "apply refuses '$(printf '%s' "$lines" | sed 's/\\n/ | /g')': FILE:LINE, nothing applied"
+	else
+		not_ok "apply refuses '$lines' (rc=$rc, want '$msg' and nothing applied)"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
+done
+printf 'policy kernel\npolicy bad\nscope none\n' > "$conf"
+run apply -C "$conf"
+if [ "$rc" -eq 2 ] && [ "$(grep -c "^thpnumactl: $conf:" "$work/err")" -eq 2 ]; then
+	ok "apply names every bad line, not only the first"
+else
+	not_ok "apply names every bad line (rc=$rc)"
+	sed 's/^/# /' "$work/err"
+fi
+save_settings
+printf 'policy kernel\ncgroup /system.slice kernel 5\n' > "$conf"
+run apply --dry-run -C "$conf"
+if [ "$rc" -eq 0 ] && settings_are "||||" &&
+   [ "$(cat "$work/out")" = "would set policy kernel
+would set cgroup /system.slice kernel 5" ]; then
+	ok "apply --dry-run prints what it would set and sets nothing"
+else
+	not_ok "apply --dry-run (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+expect 1 "cannot read $work/none.conf: No such file or directory" \
+	"apply of a missing file" apply -C "$work/none.conf"
+THPNUMACTL_CONF=$work/none.conf expect 1 "cannot read $work/none.conf" \
+	"apply of a missing default file" apply
+cp "$here/../../../userspace/thpnuma.conf" "$conf"
+expect 0 "$conf sets nothing" "apply of the example settings file: nothing" apply -C "$conf"
+sed 's/^#\([a-z]\)/\1/' "$here/../../../userspace/thpnuma.conf" > "$conf"
+run apply --dry-run -C "$conf"
+if [ "$rc" -eq 0 ] && [ "$(grep -c '^would set' "$work/out")" -ge 4 ]; then
+	ok "every line of the example settings file passes once uncommented"
+else
+	not_ok "every line of the example settings file passes once uncommented (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+expect 2 "unexpected argument 'now'" "apply with a stray argument" apply now
+echo strict-local > "$par/policy"; echo 3 > "$par/zone_reclaim"
+echo all > "$par/scope"; echo all > "$par/coverage"; : > "$ctl/cgroups"
+unset THPNUMACTL_MOUNTINFO
 
 # ---- unload: overrides and users -------------------------------------------
 # The checks read the fake sysfs; with THPNUMACTL_SYSFS set, unload stops

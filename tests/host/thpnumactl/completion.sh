@@ -68,6 +68,9 @@ expect_completion "--coverage" thpnumactl load --cov
 expect_completion "coverage" thpnumactl help co
 expect_completion "FILES" thpnumactl load --module ""
 expect_completion "--dry-run" thpnumactl load --dr
+expect_completion "--config" thpnumactl load --con
+expect_completion "--config --dry-run --help" thpnumactl apply --
+expect_completion "--dry-run" thpnumactl apply --config x --d
 expect_completion "--user" thpnumactl run --u
 expect_completion "root" thpnumactl run -p kernel --user roo
 expect_completion "reclaim,write" thpnumactl zone-reclaim reclaim,w
@@ -103,7 +106,7 @@ expect_completion "" thpnumactl help stat ""
 expect_completion "--force" thpnumactl unload --f
 expect_completion "--force --help" thpnumactl unload -
 expect_completion "" thpnumactl unload --force --f
-expect_completion "--dry-run --help" thpnumactl load --policy kernel --zone-reclaim 1 --scope all --coverage all --module x.ko -
+expect_completion "--config --dry-run --help" thpnumactl load --policy kernel --zone-reclaim 1 --scope all --coverage all --module x.ko -
 expect_completion "--interval --count --one-header --help" thpnumactl watch -
 
 # The man page says what the code does (ux-review-3 P9, P13).
