@@ -132,6 +132,7 @@ static struct thpnuma_thp *hooked_alloc(gfp_t gfp, unsigned long decided,
 	struct thpnuma_thp *thp = NULL;
 	u64 start;
 
+	record->by_cgroup = !!(decided & DECIDED_BY_CGROUP);
 	this_cpu_inc(thpnuma_replacing);
 	inflight_enter(&inflight);
 	start = ktime_get_ns();

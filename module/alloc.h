@@ -12,11 +12,13 @@
 /*
  * The callback hands its decision to the replacement in the order argument
  * register: the configuration it decided under, the order and kind of the
- * allocation, whether a per-process override chose it, and above them the
- * node it decided for. One override lookup per fault, and the replacement
- * carries out exactly what was decided even if the configuration changes,
- * or the task moves to another node's CPU, in between.
+ * allocation, whether a per-process override or a cgroup's setting chose
+ * it (and which of them), and above them the node it decided for. One
+ * override lookup per fault, and the replacement carries out exactly what
+ * was decided even if the configuration changes, or the task moves to
+ * another node's CPU, in between.
  */
+#define DECIDED_BY_CGROUP	(1u << 24)
 #define DECIDED_ORDER_SHIFT	25
 #define DECIDED_ORDER_MASK	0xfu
 #define DECIDED_KIND_SHIFT	29
@@ -29,12 +31,14 @@ static_assert(THPNUMA_MAX_THP_ORDER <= DECIDED_ORDER_MASK);
 
 static inline unsigned long thpnuma_decided(u32 config, unsigned int order,
 					    unsigned int kind, bool overridden,
-					    int node)
+					    bool by_cgroup, int node)
 {
 	config &= ~THPNUMA_CFG_LOOKUPS;
 	config |= order << DECIDED_ORDER_SHIFT | kind << DECIDED_KIND_SHIFT;
 	if (overridden)
 		config |= DECIDED_BY_OVERRIDE;
+	if (by_cgroup)
+		config |= DECIDED_BY_CGROUP;
 	return (unsigned long)node << DECIDED_NODE_SHIFT | config;
 }
 

@@ -9,6 +9,11 @@
  * lets the removed cgroup go, within PRUNE_INTERVAL, or sooner when the
  * settings are listed or the table is full.
  *
+ * Each setting counts the THP faults it decided, and their allocation
+ * times, with atomics: a THP fault costs tens of microseconds or more, so
+ * the tasks of one cgroup sharing its counters' cache lines costs little,
+ * and a setting needs no per-CPU memory.
+ *
  * Lookups are RCU, from the THP fault path; changes take a mutex.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -34,6 +39,9 @@ struct cgroup_setting {
 	struct cgroup *cgrp;	/* referenced */
 	u32 config;		/* policy and zone_reclaim, packed */
 	struct rcu_head rcu;
+	atomic64_t count[THPNUMA_NR_CGROUP_COUNTERS];
+	/* As counters.h lays out one node's histograms. */
+	atomic64_t hist[THPNUMA_HIST_PER_NODE];
 };
 
 /* At least as many buckets as settings: a lookup walks O(1) entries. */
@@ -110,6 +118,12 @@ static bool cgroup_removed(const struct cgroup *cgrp)
 	return !(READ_ONCE(cgrp->self.flags) & CSS_ONLINE);
 }
 
+/* @s's cgroup's path into path_buf, or false if it cannot be named. */
+static bool setting_path(const struct cgroup_setting *s)
+{
+	return cgroup_path(s->cgrp, path_buf, PATH_MAX) >= 0;
+}
+
 /* Drop the settings of removed cgroups. */
 static void prune_removed_locked(void)
 {
@@ -134,19 +148,28 @@ static void prune_work_fn(struct work_struct *work)
 }
 
 /*
- * Fault path, called only while some setting exists: the setting of the
- * current task's cgroup or of its nearest ancestor that has one.
+ * The setting of the current task's cgroup or of its nearest ancestor
+ * that has one; under rcu_read_lock().
  */
-u32 thpnuma_cgroup_config(u32 global, bool *overridden)
+static struct cgroup_setting *current_setting(void)
 {
 	struct cgroup_setting *s = NULL;
 	struct cgroup *cgrp;
-	u32 word = global;
 
-	rcu_read_lock();
 	for (cgrp = task_dfl_cgroup(current); cgrp && !s;
 	     cgrp = cgroup_parent(cgrp))
 		s = setting_find(cgrp);
+	return s;
+}
+
+/* Fault path, called only while some setting exists. */
+u32 thpnuma_cgroup_config(u32 global, bool *overridden)
+{
+	struct cgroup_setting *s;
+	u32 word = global;
+
+	rcu_read_lock();
+	s = current_setting();
 	if (s) {
 		word = thpnuma_config_apply_override(global,
 						     READ_ONCE(s->config));
@@ -154,6 +177,33 @@ u32 thpnuma_cgroup_config(u32 global, bool *overridden)
 	}
 	rcu_read_unlock();
 	return word;
+}
+
+/*
+ * After the allocation, which may sleep: the setting is looked up again.
+ * A fault whose setting went away in between is counted nowhere, and
+ * one whose task moved counts in its new cgroup's.
+ */
+void thpnuma_cgroup_count(enum thpnuma_cgroup_counter c, int outcome,
+			  u64 alloc_ns)
+{
+	struct cgroup_setting *s;
+	atomic64_t *h;
+
+	if (!(READ_ONCE(thpnuma_config_word) & THPNUMA_CFG_CGROUPS))
+		return;
+	rcu_read_lock();
+	s = current_setting();
+	if (s) {
+		atomic64_inc(&s->count[c]);
+		if (outcome >= 0) {
+			h = &s->hist[outcome * THPNUMA_HIST_SLOTS];
+			atomic64_add(alloc_ns, &s->count[THPNUMA_CG_ALLOC_NS]);
+			atomic64_inc(&h[thpnuma_hist_bucket(alloc_ns)]);
+			atomic64_add(alloc_ns, &h[THPNUMA_HIST_SUM]);
+		}
+	}
+	rcu_read_unlock();
 }
 
 /* The cgroup at @path, as cgroup_get_from_path() resolves it, live. */
@@ -193,7 +243,7 @@ int thpnuma_cgroups_write(const struct thpnuma_cgroup_write *w)
 	if (IS_ERR(cgrp))
 		return PTR_ERR(cgrp);
 	if (!w->clear) {
-		fresh = kmalloc(sizeof(*fresh), GFP_KERNEL);
+		fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
 		if (!fresh) {
 			cgroup_put(cgrp);
 			return -ENOMEM;
@@ -240,29 +290,96 @@ int thpnuma_cgroups_write(const struct thpnuma_cgroup_write *w)
 }
 
 /*
- * The settings, one "PATH POLICY ZONE_RECLAIM" line each, the path from
- * the hierarchy's root (kernfs alone: no cgroup_mutex for each line of
- * each page that sysfs reads); removed cgroups' settings go first.
+ * Under settings_lock, removed cgroups' settings dropped first: @row for
+ * each setting, with its cgroup's path in path_buf (kernfs alone: no
+ * cgroup_mutex for each line of each page that sysfs reads).
  */
-void thpnuma_cgroups_show(struct seq_file *m)
+static void show_settings(struct seq_file *m,
+			  void (*row)(struct seq_file *m,
+				      const struct cgroup_setting *s))
 {
 	struct cgroup_setting *s;
-	struct thpnuma_config cfg;
 	unsigned int i;
 
 	mutex_lock(&settings_lock);
 	prune_removed_locked();
+	for (i = 0; i < (1u << hash_bits); i++)
+		hlist_for_each_entry(s, &buckets[i], node)
+			if (setting_path(s))
+				row(m, s);
+	mutex_unlock(&settings_lock);
+}
+
+/* "PATH POLICY ZONE_RECLAIM", the path from the hierarchy's root. */
+static void setting_row(struct seq_file *m, const struct cgroup_setting *s)
+{
+	struct thpnuma_config cfg = thpnuma_config_unpack(s->config);
+
+	seq_printf(m, "%s %s ", path_buf, thpnuma_policy_names[cfg.policy]);
+	if (cfg.zone_reclaim == THPNUMA_ZR_INHERIT)
+		seq_puts(m, "-\n");
+	else
+		seq_printf(m, "%u\n", cfg.zone_reclaim);
+}
+
+void thpnuma_cgroups_show(struct seq_file *m)
+{
+	show_settings(m, setting_row);
+}
+
+static void counters_row(struct seq_file *m, const struct cgroup_setting *s)
+{
+	int c;
+
+	seq_puts(m, path_buf);
+	for (c = 0; c < THPNUMA_NR_CGROUP_COUNTERS; c++)
+		seq_printf(m, " %llu", (u64)atomic64_read(&s->count[c]));
+	seq_putc(m, '\n');
+}
+
+/* The faults each setting decided: "cgroup", the counters, a row each. */
+void thpnuma_cgroup_stats_show(struct seq_file *m)
+{
+	int c;
+
+	seq_puts(m, "cgroup");
+	for (c = 0; c < THPNUMA_NR_CGROUP_COUNTERS; c++)
+		seq_printf(m, " %s", thpnuma_cgroup_counter_names[c]);
+	seq_putc(m, '\n');
+	show_settings(m, counters_row);
+}
+
+static void hist_rows(struct seq_file *m, const struct cgroup_setting *s)
+{
+	u64 h[THPNUMA_HIST_PER_NODE];
+	int i;
+
+	for (i = 0; i < THPNUMA_HIST_PER_NODE; i++)
+		h[i] = atomic64_read(&s->hist[i]);
+	thpnuma_hist_rows_of(m, path_buf, h);
+}
+
+/* Their allocation times, as the hist file shows a node's. */
+void thpnuma_cgroup_hist_show(struct seq_file *m)
+{
+	thpnuma_hist_header_of(m, "cgroup");
+	show_settings(m, hist_rows);
+}
+
+/* With the global counters: faults in flight may still add to the new zero. */
+void thpnuma_cgroups_reset(void)
+{
+	struct cgroup_setting *s;
+	unsigned int i;
+	int c;
+
+	mutex_lock(&settings_lock);
 	for (i = 0; i < (1u << hash_bits); i++) {
 		hlist_for_each_entry(s, &buckets[i], node) {
-			if (cgroup_path(s->cgrp, path_buf, PATH_MAX) < 0)
-				continue;
-			cfg = thpnuma_config_unpack(s->config);
-			seq_printf(m, "%s %s ", path_buf,
-				   thpnuma_policy_names[cfg.policy]);
-			if (cfg.zone_reclaim == THPNUMA_ZR_INHERIT)
-				seq_puts(m, "-\n");
-			else
-				seq_printf(m, "%u\n", cfg.zone_reclaim);
+			for (c = 0; c < THPNUMA_NR_CGROUP_COUNTERS; c++)
+				atomic64_set(&s->count[c], 0);
+			for (c = 0; c < THPNUMA_HIST_PER_NODE; c++)
+				atomic64_set(&s->hist[c], 0);
 		}
 	}
 	mutex_unlock(&settings_lock);

@@ -252,10 +252,12 @@ void thpnuma_node_orders_read(int nid, u64 out[THPNUMA_ORDERS_PER_NODE])
 	mutex_unlock(&thpnuma_counters_lock);
 }
 
+/* Every counter, the per-cgroup ones (cgroups.c) too. */
 void thpnuma_counters_reset(void)
 {
 	int nid;
 
+	thpnuma_cgroups_reset();
 	mutex_lock(&thpnuma_counters_lock);
 	sum_counters(&node_set, node_set.baseline);
 	sum_counters(&policy_set, policy_set.baseline);

@@ -33,8 +33,20 @@
 	C(PASSTHROUGH,	passthrough,  "THP faults left to the kernel's own policy.") \
 	C(BY_OVERRIDE,	by_override,  "THP faults decided by a per-process override or a per-cgroup setting.")
 
+/*
+ * Per cgroup with a setting: the columns of the cgroup_stats file after
+ * "cgroup", counting the THP faults the cgroup's setting decided.
+ */
+#define THPNUMA_CGROUP_COUNTERS(C)					\
+	C(THP_LOCAL,	thp_local,    "THP faults placed on the faulting CPU's node.") \
+	C(THP_REMOTE,	thp_remote,   "THP faults placed on another node.") \
+	C(THP_FALLBACK,	thp_fallback, "THP faults that fell back to small pages.") \
+	C(PASSTHROUGH,	passthrough,  "THP faults left to the kernel's own policy.") \
+	C(ALLOC_NS,	alloc_ns,     "Time spent allocating THPs.")
+
 #define THPNUMA_COUNTER_ENUM(id, name, help)		THPNUMA_##id,
 #define THPNUMA_POLICY_COUNTER_ENUM(id, name, help)	THPNUMA_PC_##id,
+#define THPNUMA_CGROUP_COUNTER_ENUM(id, name, help)	THPNUMA_CG_##id,
 
 enum thpnuma_counter {
 	THPNUMA_NODE_COUNTERS(THPNUMA_COUNTER_ENUM)
@@ -44,6 +56,11 @@ enum thpnuma_counter {
 enum thpnuma_policy_counter {
 	THPNUMA_POLICY_COUNTERS(THPNUMA_POLICY_COUNTER_ENUM)
 	THPNUMA_NR_POLICY_COUNTERS
+};
+
+enum thpnuma_cgroup_counter {
+	THPNUMA_CGROUP_COUNTERS(THPNUMA_CGROUP_COUNTER_ENUM)
+	THPNUMA_NR_CGROUP_COUNTERS
 };
 
 /*
@@ -170,6 +187,8 @@ extern const char *const thpnuma_counter_names[THPNUMA_NR_COUNTERS];
 extern const char *const thpnuma_counter_help[THPNUMA_NR_COUNTERS];
 extern const char *const thpnuma_policy_counter_names[THPNUMA_NR_POLICY_COUNTERS];
 extern const char *const thpnuma_policy_counter_help[THPNUMA_NR_POLICY_COUNTERS];
+extern const char *const thpnuma_cgroup_counter_names[THPNUMA_NR_CGROUP_COUNTERS];
+extern const char *const thpnuma_cgroup_counter_help[THPNUMA_NR_CGROUP_COUNTERS];
 extern const char *const thpnuma_hist_outcome_names[THPNUMA_NR_HIST_OUTCOMES];
 extern const char *const thpnuma_kind_names[THPNUMA_NR_KINDS];
 extern const char *const thpnuma_order_outcome_names[THPNUMA_NR_ORDER_OUTCOMES];

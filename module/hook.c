@@ -38,7 +38,8 @@ MODULE_PARM_DESC(test_small_unhooked,
  * The configuration of a task that may have an override or be in a cgroup
  * with a setting: its own override first, then its cgroup's.
  */
-static noinline u32 looked_up_config(u32 word, bool *overridden)
+static noinline u32 looked_up_config(u32 word, bool *overridden,
+				     bool *by_cgroup)
 {
 	u32 config;
 
@@ -47,8 +48,11 @@ static noinline u32 looked_up_config(u32 word, bool *overridden)
 		if (*overridden)
 			return config;
 	}
-	if (word & THPNUMA_CFG_CGROUPS)
-		return thpnuma_cgroup_config(word, overridden);
+	if (word & THPNUMA_CFG_CGROUPS) {
+		config = thpnuma_cgroup_config(word, overridden);
+		*by_cgroup = *overridden;
+		return config;
+	}
 	return word;
 }
 
@@ -56,13 +60,14 @@ static noinline u32 looked_up_config(u32 word, bool *overridden)
  * The configuration the current task runs under. Without overrides and
  * cgroup settings this is one load of the global word.
  */
-static inline u32 effective_config(bool *overridden)
+static inline u32 effective_config(bool *overridden, bool *by_cgroup)
 {
 	u32 word = READ_ONCE(thpnuma_config_word);
 
 	*overridden = false;
+	*by_cgroup = false;
 	if (unlikely(word & THPNUMA_CFG_LOOKUPS))
-		return looked_up_config(word, overridden);
+		return looked_up_config(word, overridden, by_cgroup);
 	return word;
 }
 
@@ -77,8 +82,8 @@ static void notrace thpnuma_thp_hook(struct pt_regs *regs,
 		.thp_fault	= true,
 	};
 	enum thpnuma_action action;
+	bool overridden, by_cgroup;
 	unsigned int policy;
-	bool overridden;
 	u32 config;
 	int node;
 
@@ -102,7 +107,7 @@ static void notrace thpnuma_thp_hook(struct pt_regs *regs,
 	}
 	fault.local_disallowed = !node_isset(node, cpuset_current_mems_allowed);
 
-	config = effective_config(&overridden);
+	config = effective_config(&overridden, &by_cgroup);
 	action = thpnuma_decide(config, &fault);
 	switch (action) {
 	case THPNUMA_ACT_IGNORE:
@@ -124,6 +129,8 @@ static void notrace thpnuma_thp_hook(struct pt_regs *regs,
 		thpnuma_count_policy(policy, THPNUMA_PC_PASSTHROUGH);
 		if (overridden)
 			thpnuma_count_policy(policy, THPNUMA_PC_BY_OVERRIDE);
+		if (by_cgroup)
+			thpnuma_cgroup_count(THPNUMA_CG_PASSTHROUGH, -1, 0);
 		if (trace_thp_fault_enabled())
 			thpnuma_trace_passthrough(node, config, overridden,
 						  &fault, order);
@@ -134,7 +141,7 @@ static void notrace thpnuma_thp_hook(struct pt_regs *regs,
 		break;
 	}
 	thpnuma_set_arg1(regs, thpnuma_decided(config, order, path->kind,
-					       overridden, node));
+					       overridden, by_cgroup, node));
 	instruction_pointer_set(regs, thpnuma_replacement(action));
 }
 

@@ -84,6 +84,14 @@ const char *const thpnuma_policy_counter_help[THPNUMA_NR_POLICY_COUNTERS] = {
 	THPNUMA_POLICY_COUNTERS(COUNTER_HELP)
 };
 
+const char *const thpnuma_cgroup_counter_names[THPNUMA_NR_CGROUP_COUNTERS] = {
+	THPNUMA_CGROUP_COUNTERS(COUNTER_NAME)
+};
+
+const char *const thpnuma_cgroup_counter_help[THPNUMA_NR_CGROUP_COUNTERS] = {
+	THPNUMA_CGROUP_COUNTERS(COUNTER_HELP)
+};
+
 #define HIST_OUTCOME_NAME(id, name)	#name,
 
 const char *const thpnuma_hist_outcome_names[THPNUMA_NR_HIST_OUTCOMES] = {

@@ -70,43 +70,86 @@ static ssize_t tasks_write(struct file *file, struct kobject *kobj,
 }
 
 /*
- * A list file's text from @show, as its debugfs twin shows it. A read at
- * any offset formats the whole list, in a buffer that grows until it
- * fits; kernfs hands a bin file to read() a page at a time, so a list
- * longer than a page that changes between two reads can tear (debugfs'
- * files read one snapshot).
+ * A list file's text from @show, as its debugfs twin shows it. kernfs
+ * hands a bin file to read() a page at a time: the whole list is
+ * formatted when a read starts at offset 0 (or finds no text) and kept
+ * for the reads that go on, until one reaches the end. A list of n
+ * entries costs O(n), not a formatting per page. Readers share the text:
+ * one that starts again while another is halfway through gives the
+ * other the rest of the new text, so a list longer than a page that
+ * changes meanwhile can tear (debugfs' files read one snapshot each).
  */
-static ssize_t list_read(void (*show)(struct seq_file *m), char *buf,
-			 loff_t off, size_t count)
+struct list_text {
+	void (*show)(struct seq_file *m);
+	struct mutex lock;
+	char *buf;
+	size_t len;
+};
+
+#define LIST_TEXT(_show)	{ .show = _show, \
+				  .lock = __MUTEX_INITIALIZER(_show##_text.lock) }
+
+static int list_format(struct list_text *t)
 {
 	struct seq_file m = { .size = PAGE_SIZE };
-	ssize_t ret = 0;
 
 	for (;;) {
 		m.buf = kvmalloc(m.size, GFP_KERNEL);
 		if (!m.buf)
 			return -ENOMEM;
 		m.count = 0;
-		show(&m);
+		t->show(&m);
 		if (!seq_has_overflowed(&m))
 			break;
 		kvfree(m.buf);
 		m.size *= 2;
 	}
-	if (off < m.count) {
-		ret = min_t(size_t, count, m.count - off);
-		memcpy(buf, m.buf + off, ret);
+	t->buf = m.buf;
+	t->len = m.count;
+	return 0;
+}
+
+static void list_drop(struct list_text *t)
+{
+	kvfree(t->buf);
+	t->buf = NULL;
+	t->len = 0;
+}
+
+static ssize_t list_read(struct list_text *t, char *buf, loff_t off,
+			 size_t count)
+{
+	ssize_t ret = 0;
+
+	mutex_lock(&t->lock);
+	if (!off || !t->buf) {
+		list_drop(t);
+		ret = list_format(t);
 	}
-	kvfree(m.buf);
+	if (!ret && off < t->len) {
+		ret = min_t(size_t, count, t->len - off);
+		memcpy(buf, t->buf + off, ret);
+	}
+	if (ret >= 0 && off + ret >= t->len)
+		list_drop(t);
+	mutex_unlock(&t->lock);
 	return ret;
 }
+
+static struct list_text thpnuma_tasks_show_text = LIST_TEXT(thpnuma_tasks_show);
+static struct list_text thpnuma_cgroups_show_text =
+	LIST_TEXT(thpnuma_cgroups_show);
+static struct list_text thpnuma_cgroup_stats_show_text =
+	LIST_TEXT(thpnuma_cgroup_stats_show);
+static struct list_text thpnuma_cgroup_hist_show_text =
+	LIST_TEXT(thpnuma_cgroup_hist_show);
 
 /* The overrides, one "PID COMMAND POLICY ZONE_RECLAIM" line each. */
 static ssize_t tasks_read(struct file *file, struct kobject *kobj,
 			  THPNUMA_BIN_ATTR_CONST struct bin_attribute *attr,
 			  char *buf, loff_t off, size_t count)
 {
-	return list_read(thpnuma_tasks_show, buf, off, count);
+	return list_read(&thpnuma_tasks_show_text, buf, off, count);
 }
 
 /* "PATH POLICY [ZONE_RECLAIM]" sets a cgroup's policy, "PATH default" drops it. */
@@ -132,7 +175,22 @@ static ssize_t cgroups_read(struct file *file, struct kobject *kobj,
 			    THPNUMA_BIN_ATTR_CONST struct bin_attribute *attr,
 			    char *buf, loff_t off, size_t count)
 {
-	return list_read(thpnuma_cgroups_show, buf, off, count);
+	return list_read(&thpnuma_cgroups_show_text, buf, off, count);
+}
+
+/* What each cgroup's setting decided: counters, latency histograms. */
+static ssize_t cgroup_stats_read(struct file *file, struct kobject *kobj,
+				 THPNUMA_BIN_ATTR_CONST struct bin_attribute *attr,
+				 char *buf, loff_t off, size_t count)
+{
+	return list_read(&thpnuma_cgroup_stats_show_text, buf, off, count);
+}
+
+static ssize_t cgroup_hist_read(struct file *file, struct kobject *kobj,
+				THPNUMA_BIN_ATTR_CONST struct bin_attribute *attr,
+				char *buf, loff_t off, size_t count)
+{
+	return list_read(&thpnuma_cgroup_hist_show_text, buf, off, count);
 }
 
 static ssize_t reset_store(struct kobject *kobj, struct kobj_attribute *attr,
@@ -251,6 +309,16 @@ static struct bin_attribute cgroups_attr = {
 	.write	= cgroups_write,
 };
 
+static struct bin_attribute cgroup_stats_attr = {
+	.attr	= { .name = "cgroup_stats", .mode = 0444 },
+	.read	= cgroup_stats_read,
+};
+
+static struct bin_attribute cgroup_hist_attr = {
+	.attr	= { .name = "cgroup_hist", .mode = 0444 },
+	.read	= cgroup_hist_read,
+};
+
 static struct kobj_attribute reset_attr = __ATTR_WO(reset);
 static struct kobj_attribute policies_attr = __ATTR_RO(policies);
 static struct kobj_attribute version_attr = __ATTR_RO(version);
@@ -265,6 +333,8 @@ static struct attribute *thpnuma_attrs[] = {
 static THPNUMA_BIN_ATTR_CONST struct bin_attribute *thpnuma_bin_attrs[] = {
 	&tasks_attr,
 	&cgroups_attr,
+	&cgroup_stats_attr,
+	&cgroup_hist_attr,
 	NULL,
 };
 
@@ -358,4 +428,8 @@ void thpnuma_sysfs_exit(void)
 	nodes_exit();
 	unlink_kobj(thpnuma_kobj);
 	thpnuma_kobj = NULL;
+	list_drop(&thpnuma_tasks_show_text);
+	list_drop(&thpnuma_cgroups_show_text);
+	list_drop(&thpnuma_cgroup_stats_show_text);
+	list_drop(&thpnuma_cgroup_hist_show_text);
 }

@@ -81,36 +81,50 @@ void thpnuma_stats_rows(struct seq_file *m, int nid, const u64 *row)
  * One row per node and outcome: count, sum_ns, then the buckets, each
  * named in the header by its exclusive upper bound in ns.
  */
-void thpnuma_hist_header(struct seq_file *m)
+void thpnuma_hist_header_of(struct seq_file *m, const char *key)
 {
 	int b;
 
-	seq_puts(m, "node outcome count sum_ns");
+	seq_printf(m, "%s outcome count sum_ns", key);
 	for (b = 0; b < THPNUMA_HIST_BUCKETS - 1; b++)
 		seq_printf(m, " %llu", thpnuma_hist_bound(b));
 	seq_puts(m, " inf\n");
 }
 
-void thpnuma_hist_rows(struct seq_file *m, int nid, const u64 *node_hist)
+void thpnuma_hist_rows_of(struct seq_file *m, const char *key,
+			  const u64 *hists)
 {
 	int o, b;
 
-	BUILD_BUG_ON(HIST_MAX > SZ_4K);
-	if (!node_shown(nid, node_hist, THPNUMA_HIST_PER_NODE))
-		return;
 	for (o = 0; o < THPNUMA_NR_HIST_OUTCOMES; o++) {
-		const u64 *h = &node_hist[o * THPNUMA_HIST_SLOTS];
+		const u64 *h = &hists[o * THPNUMA_HIST_SLOTS];
 		u64 count = 0;
 
 		for (b = 0; b < THPNUMA_HIST_BUCKETS; b++)
 			count += h[b];
-		seq_printf(m, "%d %s %llu %llu", nid,
+		seq_printf(m, "%s %s %llu %llu", key,
 			   thpnuma_hist_outcome_names[o], count,
 			   h[THPNUMA_HIST_SUM]);
 		for (b = 0; b < THPNUMA_HIST_BUCKETS; b++)
 			seq_printf(m, " %llu", h[b]);
 		seq_putc(m, '\n');
 	}
+}
+
+void thpnuma_hist_header(struct seq_file *m)
+{
+	thpnuma_hist_header_of(m, "node");
+}
+
+void thpnuma_hist_rows(struct seq_file *m, int nid, const u64 *node_hist)
+{
+	char node[12];
+
+	BUILD_BUG_ON(HIST_MAX > SZ_4K);
+	if (!node_shown(nid, node_hist, THPNUMA_HIST_PER_NODE))
+		return;
+	snprintf(node, sizeof(node), "%d", nid);
+	thpnuma_hist_rows_of(m, node, node_hist);
 }
 
 /*

@@ -71,6 +71,10 @@ void thpnuma_stats_header(struct seq_file *m);
 void thpnuma_stats_rows(struct seq_file *m, int nid, const u64 *row);
 void thpnuma_hist_header(struct seq_file *m);
 void thpnuma_hist_rows(struct seq_file *m, int nid, const u64 *node_hist);
+/* The same keyed by @key: "node" or "cgroup" in the header, a row's key. */
+void thpnuma_hist_header_of(struct seq_file *m, const char *key);
+void thpnuma_hist_rows_of(struct seq_file *m, const char *key,
+			  const u64 *hists);
 void thpnuma_orders_header(struct seq_file *m);
 void thpnuma_orders_rows(struct seq_file *m, int nid, const u64 *node_orders);
 int thpnuma_policies_show(struct seq_file *m);
@@ -105,6 +109,17 @@ int thpnuma_cgroups_init(void);
 void thpnuma_cgroups_exit(void);
 int thpnuma_cgroups_write(const struct thpnuma_cgroup_write *w);
 void thpnuma_cgroups_show(struct seq_file *m);
+/*
+ * A THP fault the current task's cgroup setting decided: its counter
+ * @c, and for a fault that allocated, its time in the histogram of
+ * @outcome (-1: none, a passthrough). Counted in the nearest setting.
+ */
+void thpnuma_cgroup_count(enum thpnuma_cgroup_counter c, int outcome,
+			  u64 alloc_ns);
+/* The per-cgroup counters and histograms, one row each (world-readable). */
+void thpnuma_cgroup_stats_show(struct seq_file *m);
+void thpnuma_cgroup_hist_show(struct seq_file *m);
+void thpnuma_cgroups_reset(void);
 
 /* One THP fault the hook saw, as its trace event reports it. */
 struct thpnuma_fault_record {
@@ -112,7 +127,8 @@ struct thpnuma_fault_record {
 	int nid;			/* where the THP came from, or -1 */
 	u8 policy;
 	u8 zone_reclaim;
-	u8 override;			/* a per-process override decided */
+	u8 override;			/* an override or a cgroup's setting decided */
+	u8 by_cgroup;			/* a cgroup's setting decided */
 	u8 action;			/* enum thpnuma_action */
 	u8 reason;			/* enum thpnuma_passthrough_reason */
 	u8 result;			/* enum thpnuma_fault_result */

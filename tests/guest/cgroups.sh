@@ -20,7 +20,7 @@ DOCKER=/system.slice/docker-4c1d5e6f.scope
 POD=/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod6b0e.slice
 CTR=$POD/cri-containerd-9a8b7c.scope
 
-tap_plan 45
+tap_plan 59
 [ -e $CG/cgroup.controllers ] || mount -t cgroup2 none $CG ||
 	{ skip "cgroup v2" "cannot mount cgroup2"; tap_done; }
 for c in $DB $DOCKER $CTR /system.slice/tmp.service /other.slice; do
@@ -50,6 +50,33 @@ counted() {
 	_o=$(policy_col "$1" by_override)
 	[ "$_f" = "$2" ] && [ "$_o" = "$2" ] && [ "$_all" = "$2" ] && return 0
 	diag "$1: $_f faults, $_o by a setting, $_all in all; expected $2"
+	return 1
+}
+# cg_row CGROUP: CGROUP's per-cgroup counters, "local remote fallback
+# passthrough alloc_ns", zeros without a row; cg_hist CGROUP: its
+# histograms' "count sum_ns" summed over the outcomes; all_cgroups: every
+# row's faults.
+cg_row() {
+	awk -v p="$1" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$1 == p { r = $col["thp_local"] " " $col["thp_remote"] " " $col["thp_fallback"] " " \
+			$col["passthrough"] " " $col["alloc_ns"] }
+		END { print (r == "" ? "0 0 0 0 0" : r) }' $S/cgroup_stats
+}
+cg_hist() {
+	awk -v p="$1" '$1 == p { n += $3; t += $4 } END { print n + 0, t + 0 }' $S/cgroup_hist
+}
+all_cgroups() {
+	awk 'NR > 1 { n += $2 + $3 + $4 + $5 } END { print n + 0 }' $S/cgroup_stats
+}
+# cg_counted CGROUP N: since the last reset, CGROUP's setting decided
+# exactly N THP faults (placed or fallen back), no other cgroup's any, and
+# its histograms hold the same N faults and the same time as alloc_ns.
+cg_counted() {
+	set -- "$1" "$2" $(cg_row "$1")
+	_h=$(cg_hist "$1")
+	_all=$(all_cgroups)
+	[ $(($3 + $4 + $5)) = "$2" ] && [ "$_h" = "$2 $7" ] && [ "$_all" = "$2" ] && return 0
+	diag "$1: local $3 remote $4 fallback $5 passthrough $6 alloc_ns $7, histograms '$_h', all cgroups $_all; expected $2"
 	return 1
 }
 reset() { echo 1 > $S/reset; }
@@ -83,13 +110,21 @@ reset
 echo go > /tmp/cg.go
 wait $before
 check "a task in the service before the setting faults under it" counted strict-local 8
+check "counted in the service's counters and histograms" cg_counted $DB 8
 reset
 in_cg $DB /tests/thp-touch 16 > /dev/null
 check "a task that joins later faults under it" counted strict-local 8
+check "counted in the service's counters" cg_counted $DB 8
+reset
+check "reset zeroes the per-cgroup counters" test "$(cg_row $DB) $(cg_hist $DB)" = "0 0 0 0 0 0 0"
+in_cg $DB /tests/thp-touch 16 mempolicy > /dev/null
+check "a task with a mempolicy: passthrough, in the service's counters" \
+	test "$(cg_row $DB) $(cg_hist $DB)" = "0 0 0 8 0 0 0"
 reset
 in_cg /other.slice /tests/thp-touch 16 > /dev/null
 check "a task in another cgroup faults under the global policy" \
 	test "$(faulted kernel)" = 8 -a "$(policy_col kernel by_override)" = 0
+check "and in no cgroup's counters" test "$(all_cgroups)" = 0
 
 mkdir "$CG/system.slice/serial\\x2dgetty.service"
 check "a name with systemd's escapes takes a setting" \
@@ -103,6 +138,9 @@ check "the path is the cgroup's" grep -qx "$DOCKER local-then-remote 1" $S/cgrou
 reset
 in_cg $DOCKER /tests/thp-touch 16 > /dev/null
 check "an exec into the container faults under it" counted local-then-remote 8
+check "counted in the container's counters" cg_counted $DOCKER 8
+check "thpnumactl cgroups --stat shows them" \
+	sh -c "$T cgroups --stat | awk -v p=$DOCKER '\$NF == p { n = \$1 + \$2 + \$3 } END { exit n != 8 }'"
 
 # ---- a Kubernetes pod: the pod's setting covers its containers ------------
 check "a policy is set on the pod" sh -c "$T cgroup $POD strict-local > $out 2> $err"
@@ -111,10 +149,12 @@ check "the container shows the pod's" \
 reset
 in_cg $CTR /tests/thp-touch 16 > /dev/null
 check "a task in the container faults under the pod's policy" counted strict-local 8
+check "counted in the pod's counters" cg_counted $POD 8
 check "a setting on the container" sh -c "$T cgroup $CTR local-then-remote > $out 2> $err"
 reset
 in_cg $CTR /tests/thp-touch 16 > /dev/null
 check "wins over the pod's" counted local-then-remote 8
+check "and counts in the container's, not the pod's" cg_counted $CTR 8
 check "clearing it" sh -c "$T cgroup $CTR default > $out 2> $err"
 check "leaves the pod's" sh -c "! grep -q '^$CTR ' $S/cgroups && grep -qx '$POD strict-local -' $S/cgroups"
 
@@ -123,6 +163,7 @@ reset
 $T run -p local-then-remote -- sh -c 'echo $$ > "$0/cgroup.procs" && exec /tests/thp-touch 16' \
 	"$CG$DB" > /dev/null
 check "a process's own override wins over its cgroup's" counted local-then-remote 8
+check "its faults count in no cgroup's counters" test "$(all_cgroups)" = 0
 rm -f /tmp/cg.moved /tmp/cg.pid
 reset
 in_cg $DB /tests/thp-touch 16 "" /tmp/cg.moved > /tmp/cg.touch &
@@ -132,11 +173,13 @@ while ! grep -q "^faulted" /tmp/cg.touch && [ $i -lt 600 ]; do
 	i=$((i + 1))
 done
 check "a task faults under its first cgroup" counted strict-local 8
+check "counted in the first cgroup's counters" cg_counted $DB 8
 cat /tmp/cg.pid > $CG$DOCKER/cgroup.procs
 reset
 touch /tmp/cg.moved
 wait
 check "moved to another, it faults under that one's" counted local-then-remote 8
+check "counted in that one's counters" cg_counted $DOCKER 8
 
 # ---- a removed cgroup's setting goes with it -------------------------------
 check "a policy is set on a cgroup" \
@@ -145,6 +188,7 @@ check "the cgroup is removed" rmdir $CG/system.slice/tmp.service
 # Unlisted, the module lets it go within its prune interval (10 s).
 check "the module lets the removed cgroup go" no_dying /system.slice
 check "its setting is no longer listed" sh -c "! grep -q tmp.service $S/cgroups"
+check "nor its counters" sh -c "! grep -q tmp.service $S/cgroup_stats $S/cgroup_hist"
 mkdir $CG/system.slice/tmp.service
 check "a new cgroup at its path has no setting" \
 	sh -c "$T cgroup /system.slice/tmp.service | grep -qx '/system.slice/tmp.service default'"
@@ -181,6 +225,9 @@ su -s /bin/sh nobody -c "echo '$DB kernel' > $S/cgroups" > $out 2> $err
 check "a write as nobody is refused" grep -q "Permission denied" $err
 su -s /bin/sh nobody -c "$T cgroup $DB kernel" > $out 2> $err
 check "and thpnumactl says it needs root" grep -q "root" $err
+su -s /bin/sh nobody -c "cat $S/cgroup_stats $S/cgroup_hist" > $out 2> $err
+check "nobody reads the per-cgroup counters and histograms" \
+	sh -c "grep -q '^$DB [0-9]' $out && [ \$(grep -c '^$DB ' $out) = 4 ]"
 check "the settings are unchanged" cmp -s /tmp/cg.before $S/cgroups
 
 # ---- the limit, and unloading with settings ----------------------------------

@@ -293,7 +293,7 @@ static void power_label(char *buf, size_t len, uint64_t v)
 }
 
 /* "< 2M ns", or ">= 16G ns" for the last, unbounded bucket. */
-static void bound_text(char *buf, size_t len, int b)
+void hist_bound_text(char *buf, size_t len, int b)
 {
 	char label[16];
 
@@ -325,9 +325,9 @@ static void write_heading(FILE *out, int node, int outcome,
 	char sum[32], p50[32], p99[32], max[32];
 
 	duration_text(sum, sizeof(sum), hc->sum_ns);
-	bound_text(p50, sizeof(p50), hist_percentile(hc, 50));
-	bound_text(p99, sizeof(p99), hist_percentile(hc, 99));
-	bound_text(max, sizeof(max), hist_max_bucket(hc));
+	hist_bound_text(p50, sizeof(p50), hist_percentile(hc, 50));
+	hist_bound_text(p99, sizeof(p99), hist_percentile(hc, 99));
+	hist_bound_text(max, sizeof(max), hist_max_bucket(hc));
 	fprintf(out, "node %d %s: %" PRIu64 " allocation%s, sum %s, p50 %s, p99 %s, max %s\n",
 		node, thpnuma_hist_outcome_names[outcome], hc->count,
 		hc->count == 1 ? "" : "s", sum, p50, p99, max);
@@ -395,11 +395,17 @@ static void json_bound(struct json_writer *j, const char *key, int b)
 static void json_histogram(struct json_writer *j, int node, int outcome,
 			   const struct hist_counts *hc)
 {
-	int b;
-
 	json_object(j, NULL, false);
 	json_long(j, "node", node);
 	json_string(j, "outcome", thpnuma_hist_outcome_names[outcome]);
+	hist_json_counts(j, hc);
+	json_close(j);
+}
+
+void hist_json_counts(struct json_writer *j, const struct hist_counts *hc)
+{
+	int b;
+
 	json_u64(j, "count", hc->count);
 	json_u64(j, "sum_ns", hc->sum_ns);
 	json_bound(j, "p50_ns", hist_percentile(hc, 50));
@@ -413,7 +419,6 @@ static void json_histogram(struct json_writer *j, int node, int outcome,
 		json_u64(j, "count", hc->bucket[b]);
 		json_close(j);
 	}
-	json_close(j);
 	json_close(j);
 }
 
@@ -451,14 +456,18 @@ static void le_text(char *buf, size_t len, uint64_t ns)
 	snprintf(buf, len, "%.17g", s);
 }
 
-static void prometheus_labels(FILE *out, int node, int outcome)
+static void prometheus_labels(FILE *out, const char *key,
+			      const char *value, int outcome)
 {
-	fprintf(out, "{node=\"%d\",outcome=", node);
+	fprintf(out, "{%s=", key);
+	prometheus_write_label_value(out, value);
+	fputs(",outcome=", out);
 	prometheus_write_label_value(out, thpnuma_hist_outcome_names[outcome]);
 }
 
-static void prometheus_histogram(FILE *out, int node, int outcome,
-				 const struct hist_counts *hc)
+void hist_write_prometheus_series(FILE *out, const char *metric,
+				  const char *key, const char *value,
+				  int outcome, const struct hist_counts *hc)
 {
 	uint64_t total = 0;
 	char le[32];
@@ -471,28 +480,32 @@ static void prometheus_histogram(FILE *out, int node, int outcome,
 			snprintf(le, sizeof(le), "+Inf");
 		else
 			le_text(le, sizeof(le), thpnuma_hist_bound(b));
-		fputs("thpnuma_alloc_duration_seconds_bucket", out);
-		prometheus_labels(out, node, outcome);
+		fprintf(out, "%s_bucket", metric);
+		prometheus_labels(out, key, value, outcome);
 		fprintf(out, ",le=\"%s\"} %" PRIu64 "\n", le, total);
 	}
-	fputs("thpnuma_alloc_duration_seconds_sum", out);
-	prometheus_labels(out, node, outcome);
+	fprintf(out, "%s_sum", metric);
+	prometheus_labels(out, key, value, outcome);
 	fprintf(out, "} %" PRIu64 ".%09" PRIu64 "\n", hc->sum_ns / 1000000000,
 		hc->sum_ns % 1000000000);
-	fputs("thpnuma_alloc_duration_seconds_count", out);
-	prometheus_labels(out, node, outcome);
+	fprintf(out, "%s_count", metric);
+	prometheus_labels(out, key, value, outcome);
 	fprintf(out, "} %" PRIu64 "\n", hc->count);
 }
 
 void hist_write_prometheus(FILE *out, const struct thpnuma_hist *h)
 {
 	unsigned int i;
+	char node[16];
 	int o;
 
 	fputs("# HELP thpnuma_alloc_duration_seconds Time each hooked THP allocation took, by faulting node and outcome.\n"
 	      "# TYPE thpnuma_alloc_duration_seconds histogram\n", out);
-	for (i = 0; i < h->nr_nodes; i++)
+	for (i = 0; i < h->nr_nodes; i++) {
+		snprintf(node, sizeof(node), "%d", h->nodes[i].node);
 		for (o = 0; o < THPNUMA_NR_HIST_OUTCOMES; o++)
-			prometheus_histogram(out, h->nodes[i].node, o,
-					     &h->nodes[i].outcome[o]);
+			hist_write_prometheus_series(out,
+				"thpnuma_alloc_duration_seconds", "node", node,
+				o, &h->nodes[i].outcome[o]);
+	}
 }

@@ -54,8 +54,25 @@ int hist_percentile(const struct hist_counts *hc, unsigned int pct);
 /* The highest non-empty bucket; -1 if @hc is empty. */
 int hist_max_bucket(const struct hist_counts *hc);
 
+/* Bucket @b's bound as text: "< 2M ns", ">= 16G ns" for the last. */
+void hist_bound_text(char *buf, size_t len, int b);
 void hist_write_text(FILE *out, const struct thpnuma_hist *h);
 void hist_write_json(FILE *out, const struct thpnuma_hist *h);
 void hist_write_prometheus(FILE *out, const struct thpnuma_hist *h);
+
+struct json_writer;
+/*
+ * One histogram's members in the open JSON object: count, sum_ns, p50_ns,
+ * p99_ns, max_ns and the buckets.
+ */
+void hist_json_counts(struct json_writer *j, const struct hist_counts *hc);
+/*
+ * One histogram as the series of Prometheus histogram @metric, labelled
+ * @key="@value" and its outcome (the # HELP and # TYPE lines are the
+ * caller's).
+ */
+void hist_write_prometheus_series(FILE *out, const char *metric,
+				  const char *key, const char *value,
+				  int outcome, const struct hist_counts *hc);
 
 #endif /* THPNUMA_HIST_H */

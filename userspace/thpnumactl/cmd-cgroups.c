@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "cgstats.h"
 #include "overrides.h"
 #include "text.h"
 #include "thpnumactl.h"
@@ -190,12 +191,78 @@ int read_cgroups(struct cgroup_list *cl)
 	return ret ? counters_parse_failure("cgroups", reason) : 0;
 }
 
+/* Both world-readable files, the histograms read second. */
+static int read_cgroup_stats(void *data)
+{
+	char reason[256], *stats, *hist;
+	int ret;
+
+	ret = read_counters("cgroup_stats", &stats);
+	if (ret)
+		return ret;
+	ret = read_counters("cgroup_hist", &hist);
+	if (ret) {
+		free(stats);
+		return ret;
+	}
+	ret = cgroup_stats_parse(stats, hist, data, reason, sizeof(reason));
+	free(stats);
+	free(hist);
+	return ret ? counters_parse_failure("cgroup_stats", reason) : 0;
+}
+
+static int write_cgroup_stats(FILE *out, const struct report_options *ro,
+			      const void *data)
+{
+	switch (ro->format) {
+	case REPORT_JSON:
+		cgroup_stats_write_json(out, data);
+		break;
+	case REPORT_PROMETHEUS:
+		cgroup_stats_write_prometheus(out, data);
+		break;
+	case REPORT_TEXT:
+		cgroup_stats_write_table(out, data);
+		break;
+	}
+	return EXIT_OK;
+}
+
+static void free_cgroup_stats(void *data)
+{
+	cgroup_stats_free(data);
+}
+
+/* cgroups --stat [--json | --prometheus] [-o FILE]: a report, as stat's. */
+static int cgroup_stats_report(const struct command *cmd, int argc,
+			       char *argv[])
+{
+	static const struct report_source source = {
+		.read = read_cgroup_stats,
+		.write = write_cgroup_stats,
+		.free = free_cgroup_stats,
+	};
+	struct cgroup_stats cs;
+	char *args[64];
+	int i, n = 0;
+
+	if (argc > (int)ARRAY_SIZE(args))
+		return usage_error(cmd, "too many arguments");
+	for (i = 0; i < argc; i++)
+		if (i == 0 || strcmp(argv[i], "--stat"))
+			args[n++] = argv[i];
+	return run_report(cmd, n, args, &source, &cs);
+}
+
 static int do_cgroups(const struct command *cmd, int argc, char *argv[])
 {
 	struct cgroup_list cl;
 	bool json;
-	int ret;
+	int ret, i;
 
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--stat"))
+			return cgroup_stats_report(cmd, argc, argv);
 	ret = parse_simple_options(cmd, argc, argv, 0, &json);
 	if (ret >= 0)
 		return ret;
@@ -304,14 +371,23 @@ const struct command cmd_cgroups = {
 	.summary = "list the per-cgroup settings",
 	.usage =
 	"cgroups [--json]\n"
+	"cgroups --stat [--json | --prometheus] [-o FILE]\n"
 	"One row per cgroup with a setting: policy, zone_reclaim (\"global\"\n"
 	"when it follows the global setting) and the cgroup's path. Needs\n"
-	"root.\n\n"
-	"      --json   one JSON object\n"
-	"  -h, --help   show this help\n\n"
+	"root. With --stat, what each setting decided: THP faults placed\n"
+	"locally and remotely, fallen back and left to the kernel, the share\n"
+	"placed remotely, and bounds of the allocation time's median and\n"
+	"99th percentile; any user may read them.\n\n"
+	"      --stat          the per-cgroup counters and histograms\n"
+	"      --json          one JSON object\n"
+	"      --prometheus    Prometheus text (with --stat)\n"
+	"  -o, --output FILE   write FILE atomically, mode 0644 (with --stat)\n"
+	"  -h, --help          show this help\n\n"
 	"Examples:\n"
 	"  thpnumactl cgroups\n"
-	"  thpnumactl cgroups --json\n",
+	"  thpnumactl cgroups --json\n"
+	"  thpnumactl cgroups --stat\n"
+	"  thpnumactl cgroups --stat --prometheus -o /var/lib/prometheus/node-exporter/thpnuma_cgroups.prom\n",
 };
 
 const struct command cmd_cgroup = {

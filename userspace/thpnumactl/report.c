@@ -169,6 +169,8 @@ int run_report(const struct command *cmd, int argc, char *argv[],
 	ret = parse_report_options(cmd, argc, argv, &ro);
 	if (ret >= 0)
 		return ret;
+	if (ro.node >= 0 && !src->select_node)
+		return usage_error(cmd, "--node does not apply: the rows are not per node");
 	ret = ensure_module();
 	if (ret)
 		return ret;

@@ -215,7 +215,7 @@ struct report_options {
 struct report_source {
 	/* 0, or an exit status after a message. */
 	int (*read)(void *data);
-	/* Keep only @node; non-zero if there is no such node. */
+	/* Keep only @node; non-zero if there is no such node. NULL: no -n. */
 	int (*select_node)(void *data, int node);
 	/* Writes @data to @out in @ro->format; returns an exit status. */
 	int (*write)(FILE *out, const struct report_options *ro,

@@ -1108,6 +1108,106 @@ mv "$work/ctl-cgroups.saved" "$ctl/cgroups"
 : > "$ctl/cgroups"
 unset THPNUMACTL_MOUNTINFO
 
+# ---- cgroups --stat: cgroup_stats and cgroup_hist, world-readable -----------
+# cg_hist_row PATH OUTCOME N NS BUCKET: N allocations of NS ns in all,
+# all in bucket number BUCKET.
+cg_hist_header() {
+	printf 'cgroup outcome count sum_ns'
+	b=0
+	while [ $b -lt 25 ]; do printf ' %s' $((1 << (10 + b))); b=$((b + 1)); done
+	printf ' inf\n'
+}
+cg_hist_row() {
+	printf '%s %s %s %s' "$1" "$2" "$3" "$4"
+	b=0
+	while [ $b -lt 26 ]; do
+		if [ $b = "$5" ]; then printf ' %s' "$3"; else printf ' 0'; fi
+		b=$((b + 1))
+	done
+	printf '\n'
+}
+{
+	echo "cgroup thp_local thp_remote thp_fallback passthrough alloc_ns"
+	echo "/system.slice/db.service 6 2 0 1 4000000"
+	echo "/kubepods.slice/pod1.slice 0 0 3 0 900000"
+} > "$ctl/cgroup_stats"
+{
+	cg_hist_header
+	# db.service: 6 local in [256K, 512K), 2 remote in [1M, 2M)
+	cg_hist_row /system.slice/db.service local 6 2000000 9
+	cg_hist_row /system.slice/db.service remote 2 2000000 11
+	cg_hist_row /system.slice/db.service fallback 0 0 0
+	cg_hist_row /kubepods.slice/pod1.slice local 0 0 0
+	cg_hist_row /kubepods.slice/pod1.slice remote 0 0 0
+	cg_hist_row /kubepods.slice/pod1.slice fallback 3 900000 9
+} > "$ctl/cgroup_hist"
+run cgroups --stat
+if [ "$rc" -eq 0 ] &&
+   [ "$(sed -n 1p "$work/out" | tr -s ' ')" = " thp_local thp_remote thp_fallback passthrough remote% alloc_p50 alloc_p99 cgroup" ] &&
+   [ "$(sed -n 2p "$work/out" | tr -s ' ')" = " 0 0 3 0 - < 512K ns < 512K ns /kubepods.slice/pod1.slice" ] &&
+   [ "$(sed -n 3p "$work/out" | tr -s ' ')" = " 6 2 0 1 25.0 < 512K ns < 2M ns /system.slice/db.service" ]; then
+	ok "cgroups --stat: counters, remote share and latency bounds per cgroup, by path"
+else
+	not_ok "cgroups --stat (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+run cgroups --stat --json
+if [ "$rc" -eq 0 ] && python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["cgroups"]
+assert [x["path"] for x in c] == ["/kubepods.slice/pod1.slice", "/system.slice/db.service"], c
+d = c[1]
+assert (d["thp_local"], d["thp_remote"], d["thp_fallback"], d["passthrough"], d["alloc_ns"]) == (6, 2, 0, 1, 4000000)
+h = {x["outcome"]: x for x in d["histograms"]}
+assert h["local"]["count"] == 6 and h["local"]["p99_ns"] == 524288, h["local"]
+assert h["remote"]["sum_ns"] == 2000000 and h["fallback"]["p50_ns"] is None
+' "$work/out"; then
+	ok "cgroups --stat --json: every counter and histogram per cgroup"
+else
+	not_ok "cgroups --stat --json (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+run cgroups --stat --prometheus
+if [ "$rc" -eq 0 ] && python3 "$here/check_prometheus.py" "$work/out" &&
+   grep -qxF 'thpnuma_cgroup_thp_remote_total{cgroup="/system.slice/db.service"} 2' "$work/out" &&
+   grep -qxF 'thpnuma_cgroup_alloc_seconds_total{cgroup="/system.slice/db.service"} 0.004000000' "$work/out" &&
+   grep -qxF 'thpnuma_cgroup_alloc_duration_seconds_count{cgroup="/kubepods.slice/pod1.slice",outcome="fallback"} 3' "$work/out"; then
+	ok "cgroups --stat --prometheus: valid, labelled by cgroup"
+else
+	not_ok "cgroups --stat --prometheus (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+run cgroups --stat --prometheus -o "$work/cg.prom"
+if [ "$rc" -eq 0 ] && [ ! -s "$work/out" ] && python3 "$here/check_prometheus.py" "$work/cg.prom" &&
+   [ "$(stat -c %a "$work/cg.prom")" = 644 ]; then
+	ok "cgroups --stat -o writes the file, mode 0644"
+else
+	not_ok "cgroups --stat -o (rc=$rc)"
+fi
+expect 2 "--node does not apply" "cgroups --stat -n is refused" cgroups --stat -n 0
+expect 2 "unknown option '--prometheus'" "cgroups --prometheus without --stat" cgroups --prometheus
+# A setting removed between the two reads: its row has no histograms.
+cg_hist_header > "$ctl/cgroup_hist"
+cg_hist_row /system.slice/db.service local 6 2000000 9 >> "$ctl/cgroup_hist"
+cg_hist_row /system.slice/db.service remote 2 2000000 11 >> "$ctl/cgroup_hist"
+cg_hist_row /system.slice/db.service fallback 0 0 0 >> "$ctl/cgroup_hist"
+run cgroups --stat
+if [ "$rc" -eq 0 ] && [ "$(wc -l < "$work/out")" = 2 ] && grep -q "db.service" "$work/out"; then
+	ok "cgroups --stat leaves out a cgroup missing from the histograms"
+else
+	not_ok "cgroups --stat with a cgroup missing from the histograms (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+cg_hist_row /system.slice/db.service local 5 2000000 9 > "$work/bad-row"
+sed -i "2s|.*|$(cat "$work/bad-row")|" "$ctl/cgroup_hist"
+sed -i '2s/ 5 2000000/ 6 2000000/' "$ctl/cgroup_hist"
+expect 1 "cgroup_hist line 2: count 6 is not the sum of the buckets (5)" \
+	"a histogram whose count is not its buckets' sum is refused" cgroups --stat
+sed -i 's/^cgroup thp_local/cgroup thp_locale/' "$ctl/cgroup_stats"
+expect 1 "cgroup_stats line 1: not the header thpnumactl expects" \
+	"cgroups --stat refuses another layout" cgroups --stat
+rm "$ctl/cgroup_stats" "$ctl/cgroup_hist"
+
 # run: the override is on thpnumactl's PID, which exec hands to COMMAND.
 : > "$ctl/tasks"
 run run --policy strict-local -z 1 -- sh -c 'echo $$'

@@ -71,6 +71,9 @@ expect_completion "--dry-run" thpnumactl load --dr
 expect_completion "--config" thpnumactl load --con
 expect_completion "--config --dry-run --help" thpnumactl apply --
 expect_completion "--dry-run" thpnumactl apply --config x --d
+expect_completion "--stat" thpnumactl cgroups --s
+expect_completion "--prometheus" thpnumactl cgroups --stat --p
+expect_completion "--output" thpnumactl cgroups --stat --json --o
 expect_completion "--user" thpnumactl run --u
 expect_completion "root" thpnumactl run -p kernel --user roo
 expect_completion "reclaim,write" thpnumactl zone-reclaim reclaim,w
