@@ -249,3 +249,56 @@ void format_zone_reclaim(char *buf, size_t len, unsigned int bits)
 	if (used < len)
 		snprintf(buf + used, len - used, ")");
 }
+
+void note_override_zone_reclaim(const char *policy, int zone_reclaim,
+				const char *noun)
+{
+	if (zone_reclaim > 0 && !policy_uses_zone_reclaim(policy))
+		notice("zone_reclaim applies only under local-then-remote; this %s's policy is %s",
+		       noun, policy);
+}
+
+int parse_override_options(const struct command *cmd, int argc,
+				  char *argv[], const char *optstring,
+				  struct override_options *o)
+{
+	static const struct option options[] = {
+		{ "policy", required_argument, NULL, 'p' },
+		{ "zone-reclaim", required_argument, NULL, 'z' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	unsigned int bits;
+	int c, ret;
+
+	o->policy = NULL;
+	o->zone_reclaim = -1;
+	o->user = NULL;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, optstring, options, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			ret = check_policy(cmd, optarg);
+			if (ret >= 0)
+				return ret;
+			o->policy = optarg;
+			break;
+		case 'z':
+			ret = check_zone_reclaim(cmd, optarg, &bits);
+			if (ret >= 0)
+				return ret;
+			o->zone_reclaim = (int)bits;
+			break;
+		case 'u':
+			o->user = optarg;
+			break;
+		case 'h':
+			show_help(cmd);
+			return EXIT_OK;
+		default:
+			return option_error(cmd, c, argv);
+		}
+	}
+	return -1;
+}

@@ -307,46 +307,27 @@ static int show_setting(const char *cgroup)
 
 static int do_cgroup(const struct command *cmd, int argc, char *argv[])
 {
-	static const struct option options[] = {
-		{ "zone-reclaim", required_argument, NULL, 'z' },
-		{ "help", no_argument, NULL, 'h' },
-		{ }
-	};
-	const char *policy = NULL;
+	struct override_options o;
 	char cgroup[PATH_MAX];
-	int c, ret, zone_reclaim = -1;
-	unsigned int bits;
+	int ret;
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, ":z:h", options, NULL)) != -1) {
-		switch (c) {
-		case 'z':
-			ret = check_zone_reclaim(cmd, optarg, &bits);
-			if (ret >= 0)
-				return ret;
-			zone_reclaim = (int)bits;
-			break;
-		case 'h':
-			show_help(cmd);
-			return EXIT_OK;
-		default:
-			return option_error(cmd, c, argv);
-		}
-	}
+	ret = parse_override_options(cmd, argc, argv, ":z:h", &o);
+	if (ret >= 0)
+		return ret;
 	if (optind == argc)
 		return usage_error(cmd, "missing PATH");
 	if (argc - optind > 2)
 		return usage_error(cmd, "unexpected argument '%s'",
 				   argv[optind + 2]);
 	if (argc - optind == 2) {
-		policy = argv[optind + 1];
-		if (strcmp(policy, "default")) {
-			ret = check_policy(cmd, policy);
+		o.policy = argv[optind + 1];
+		if (strcmp(o.policy, "default")) {
+			ret = check_policy(cmd, o.policy);
 			if (ret >= 0)
 				return ret;
 		}
 	}
-	if (zone_reclaim >= 0 && (!policy || !strcmp(policy, "default")))
+	if (o.zone_reclaim >= 0 && (!o.policy || !strcmp(o.policy, "default")))
 		return usage_error(cmd, "--zone-reclaim needs a POLICY");
 	ret = resolve_cgroup(cmd, argv[optind], cgroup, sizeof(cgroup), false);
 	if (ret)
@@ -354,14 +335,12 @@ static int do_cgroup(const struct command *cmd, int argc, char *argv[])
 	ret = ensure_module();
 	if (ret)
 		return ret;
-	if (!policy)
+	if (!o.policy)
 		return show_setting(cgroup);
-	ret = write_cgroup_setting(cgroup, policy, zone_reclaim, false);
+	ret = write_cgroup_setting(cgroup, o.policy, o.zone_reclaim, false);
 	if (!ret) {
-		printf("%s %s\n", cgroup, policy);
-		if (zone_reclaim > 0 && !policy_uses_zone_reclaim(policy))
-			notice("zone_reclaim applies only under local-then-remote; this setting's policy is %s",
-			       policy);
+		printf("%s %s\n", cgroup, o.policy);
+		note_override_zone_reclaim(o.policy, o.zone_reclaim, "setting");
 	}
 	return ret;
 }

@@ -156,66 +156,6 @@ static int do_policies(const struct command *cmd, int argc, char *argv[])
 	return EXIT_OK;
 }
 
-/* An override's zone_reclaim under a policy that ignores it. */
-static void note_unused_zone_reclaim(const char *policy, int zone_reclaim)
-{
-	if (zone_reclaim > 0 && !policy_uses_zone_reclaim(policy))
-		notice("zone_reclaim applies only under local-then-remote; this override's policy is %s",
-		     policy);
-}
-
-/* The options of run and task: --policy and --user (run only), --zone-reclaim. */
-struct override_options {
-	const char *policy;
-	int zone_reclaim;
-	const char *user;
-};
-
-static int parse_override_options(const struct command *cmd, int argc,
-				  char *argv[], const char *optstring,
-				  struct override_options *o)
-{
-	static const struct option options[] = {
-		{ "policy", required_argument, NULL, 'p' },
-		{ "zone-reclaim", required_argument, NULL, 'z' },
-		{ "user", required_argument, NULL, 'u' },
-		{ "help", no_argument, NULL, 'h' },
-		{ }
-	};
-	unsigned int bits;
-	int c, ret;
-
-	o->policy = NULL;
-	o->zone_reclaim = -1;
-	o->user = NULL;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, optstring, options, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			ret = check_policy(cmd, optarg);
-			if (ret >= 0)
-				return ret;
-			o->policy = optarg;
-			break;
-		case 'z':
-			ret = check_zone_reclaim(cmd, optarg, &bits);
-			if (ret >= 0)
-				return ret;
-			o->zone_reclaim = (int)bits;
-			break;
-		case 'u':
-			o->user = optarg;
-			break;
-		case 'h':
-			show_help(cmd);
-			return EXIT_OK;
-		default:
-			return option_error(cmd, c, argv);
-		}
-	}
-	return -1;
-}
-
 static int do_task(const struct command *cmd, int argc, char *argv[])
 {
 	struct override_options o;
@@ -250,7 +190,7 @@ static int do_task(const struct command *cmd, int argc, char *argv[])
 		ret = write_override(pid, o.policy, o.zone_reclaim);
 		if (!ret) {
 			printf("%d %s\n", pid, o.policy);
-			note_unused_zone_reclaim(o.policy, o.zone_reclaim);
+			note_override_zone_reclaim(o.policy, o.zone_reclaim, "override");
 		}
 		return ret;
 	}
@@ -340,7 +280,7 @@ static int do_run(const struct command *cmd, int argc, char *argv[])
 	ret = write_override(getpid(), o.policy, o.zone_reclaim);
 	if (ret)
 		return ret;
-	note_unused_zone_reclaim(o.policy, o.zone_reclaim);
+	note_override_zone_reclaim(o.policy, o.zone_reclaim, "override");
 	/* Still this PID after the switch: the override stays with it. */
 	if (pw) {
 		ret = drop_to_user(pw);

@@ -128,6 +128,21 @@ void format_zone_reclaim(char *buf, size_t len, unsigned int bits);
 /* zone_reclaim acts only under local-then-remote. */
 bool policy_uses_zone_reclaim(const char *policy);
 
+/* The options of run, task and cgroup: --policy, --user (run), --zone-reclaim. */
+struct override_options {
+	const char *policy;
+	int zone_reclaim;	/* -1: not given */
+	const char *user;
+};
+
+/* -1 to go on, else the exit status; @optstring says which apply. */
+int parse_override_options(const struct command *cmd, int argc,
+			   char *argv[], const char *optstring,
+			   struct override_options *o);
+/* A note for a @noun ("override", "setting") whose policy ignores it. */
+void note_override_zone_reclaim(const char *policy, int zone_reclaim,
+				const char *noun);
+
 /* ---- files.c: debugfs and sysfs ------------------------------------- */
 
 const char *debugfs_dir(void);
