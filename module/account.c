@@ -96,12 +96,6 @@ void notrace thpnuma_trace_passthrough(int node, u32 config, bool overridden,
 	trace_thp_fault(&record);
 }
 
-static const enum thpnuma_cgroup_counter cgroup_counter[] = {
-	[THPNUMA_HIST_LOCAL]	= THPNUMA_CG_THP_LOCAL,
-	[THPNUMA_HIST_REMOTE]	= THPNUMA_CG_THP_REMOTE,
-	[THPNUMA_HIST_FALLBACK]	= THPNUMA_CG_THP_FALLBACK,
-};
-
 void thpnuma_account_fault(const struct thpnuma_fault_record *r,
 			   unsigned int policy)
 {
@@ -137,8 +131,7 @@ void thpnuma_account_fault(const struct thpnuma_fault_record *r,
 	thpnuma_hist_add(local, outcome, r->alloc_ns);
 	thpnuma_count_order(local, r->kind, r->order, order_outcome);
 	if (r->by_cgroup)
-		thpnuma_cgroup_count(cgroup_counter[outcome], outcome,
-				     r->alloc_ns);
+		thpnuma_cgroup_count_fault(outcome, r->alloc_ns);
 }
 
 void thpnuma_account_attempt(const struct thpnuma_fault_record *r,

@@ -9,10 +9,11 @@
  * lets the removed cgroup go, within PRUNE_INTERVAL, or sooner when the
  * settings are listed or the table is full.
  *
- * Each setting counts the THP faults it decided, and their allocation
- * times, with atomics: a THP fault costs tens of microseconds or more, so
- * the tasks of one cgroup sharing its counters' cache lines costs little,
- * and a setting needs no per-CPU memory.
+ * Each setting counts the THP faults it decided in a latency histogram per
+ * outcome, whose counts and sums are its placement counters and alloc_ns,
+ * and the faults left to the kernel. Atomics: a THP fault costs tens of
+ * microseconds or more, so the tasks of one cgroup sharing their cache
+ * lines costs little, and a setting needs no per-CPU memory.
  *
  * Lookups are RCU, from the THP fault path; changes take a mutex.
  */
@@ -39,10 +40,15 @@ struct cgroup_setting {
 	struct cgroup *cgrp;	/* referenced */
 	u32 config;		/* policy and zone_reclaim, packed */
 	struct rcu_head rcu;
-	atomic64_t count[THPNUMA_NR_CGROUP_COUNTERS];
+	atomic64_t passthrough;
 	/* As counters.h lays out one node's histograms. */
 	atomic64_t hist[THPNUMA_HIST_PER_NODE];
 };
+
+/* Every setting; under settings_lock. */
+#define for_each_setting(s, i)					\
+	for (i = 0; i < (1u << hash_bits); i++)			\
+		hlist_for_each_entry(s, &buckets[i], node)
 
 /* At least as many buckets as settings: a lookup walks O(1) entries. */
 static struct hlist_head *buckets;
@@ -182,10 +188,10 @@ u32 thpnuma_cgroup_config(u32 global, bool *overridden)
 /*
  * After the allocation, which may sleep: the setting is looked up again.
  * A fault whose setting went away in between is counted nowhere, and
- * one whose task moved counts in its new cgroup's.
+ * one whose task moved counts in its new cgroup's. @outcome < 0: a fault
+ * left to the kernel.
  */
-void thpnuma_cgroup_count(enum thpnuma_cgroup_counter c, int outcome,
-			  u64 alloc_ns)
+static void count_in_setting(int outcome, u64 alloc_ns)
 {
 	struct cgroup_setting *s;
 	atomic64_t *h;
@@ -194,16 +200,25 @@ void thpnuma_cgroup_count(enum thpnuma_cgroup_counter c, int outcome,
 		return;
 	rcu_read_lock();
 	s = current_setting();
-	if (s) {
-		atomic64_inc(&s->count[c]);
-		if (outcome >= 0) {
-			h = &s->hist[outcome * THPNUMA_HIST_SLOTS];
-			atomic64_add(alloc_ns, &s->count[THPNUMA_CG_ALLOC_NS]);
-			atomic64_inc(&h[thpnuma_hist_bucket(alloc_ns)]);
-			atomic64_add(alloc_ns, &h[THPNUMA_HIST_SUM]);
-		}
+	if (s && outcome < 0) {
+		atomic64_inc(&s->passthrough);
+	} else if (s) {
+		h = &s->hist[outcome * THPNUMA_HIST_SLOTS];
+		atomic64_inc(&h[thpnuma_hist_bucket(alloc_ns)]);
+		atomic64_add(alloc_ns, &h[THPNUMA_HIST_SUM]);
 	}
 	rcu_read_unlock();
+}
+
+void thpnuma_cgroup_count_fault(enum thpnuma_hist_outcome outcome,
+				u64 alloc_ns)
+{
+	count_in_setting(outcome, alloc_ns);
+}
+
+void thpnuma_cgroup_count_passthrough(void)
+{
+	count_in_setting(-1, 0);
 }
 
 /* The cgroup at @path, as cgroup_get_from_path() resolves it, live. */
@@ -303,10 +318,9 @@ static void show_settings(struct seq_file *m,
 
 	mutex_lock(&settings_lock);
 	prune_removed_locked();
-	for (i = 0; i < (1u << hash_bits); i++)
-		hlist_for_each_entry(s, &buckets[i], node)
-			if (setting_path(s))
-				row(m, s);
+	for_each_setting(s, i)
+		if (setting_path(s))
+			row(m, s);
 	mutex_unlock(&settings_lock);
 }
 
@@ -327,13 +341,38 @@ void thpnuma_cgroups_show(struct seq_file *m)
 	show_settings(m, setting_row);
 }
 
+static void read_hist(const struct cgroup_setting *s,
+		      u64 h[THPNUMA_HIST_PER_NODE])
+{
+	int i;
+
+	for (i = 0; i < THPNUMA_HIST_PER_NODE; i++)
+		h[i] = atomic64_read(&s->hist[i]);
+}
+
+/* The counters, from the histograms but for passthrough. */
 static void counters_row(struct seq_file *m, const struct cgroup_setting *s)
 {
-	int c;
+	static const enum thpnuma_cgroup_counter placed[] = {
+		[THPNUMA_HIST_LOCAL]	= THPNUMA_CG_THP_LOCAL,
+		[THPNUMA_HIST_REMOTE]	= THPNUMA_CG_THP_REMOTE,
+		[THPNUMA_HIST_FALLBACK]	= THPNUMA_CG_THP_FALLBACK,
+	};
+	u64 h[THPNUMA_HIST_PER_NODE], count[THPNUMA_NR_CGROUP_COUNTERS] = { };
+	const u64 *oh;
+	int o, b, c;
 
+	read_hist(s, h);
+	for (o = 0; o < THPNUMA_NR_HIST_OUTCOMES; o++) {
+		oh = &h[o * THPNUMA_HIST_SLOTS];
+		for (b = 0; b < THPNUMA_HIST_BUCKETS; b++)
+			count[placed[o]] += oh[b];
+		count[THPNUMA_CG_ALLOC_NS] += oh[THPNUMA_HIST_SUM];
+	}
+	count[THPNUMA_CG_PASSTHROUGH] = atomic64_read(&s->passthrough);
 	seq_puts(m, path_buf);
 	for (c = 0; c < THPNUMA_NR_CGROUP_COUNTERS; c++)
-		seq_printf(m, " %llu", (u64)atomic64_read(&s->count[c]));
+		seq_printf(m, " %llu", count[c]);
 	seq_putc(m, '\n');
 }
 
@@ -352,10 +391,8 @@ void thpnuma_cgroup_stats_show(struct seq_file *m)
 static void hist_rows(struct seq_file *m, const struct cgroup_setting *s)
 {
 	u64 h[THPNUMA_HIST_PER_NODE];
-	int i;
 
-	for (i = 0; i < THPNUMA_HIST_PER_NODE; i++)
-		h[i] = atomic64_read(&s->hist[i]);
+	read_hist(s, h);
 	thpnuma_hist_rows_of(m, path_buf, h);
 }
 
@@ -374,13 +411,10 @@ void thpnuma_cgroups_reset(void)
 	int c;
 
 	mutex_lock(&settings_lock);
-	for (i = 0; i < (1u << hash_bits); i++) {
-		hlist_for_each_entry(s, &buckets[i], node) {
-			for (c = 0; c < THPNUMA_NR_CGROUP_COUNTERS; c++)
-				atomic64_set(&s->count[c], 0);
-			for (c = 0; c < THPNUMA_HIST_PER_NODE; c++)
-				atomic64_set(&s->hist[c], 0);
-		}
+	for_each_setting(s, i) {
+		atomic64_set(&s->passthrough, 0);
+		for (c = 0; c < THPNUMA_HIST_PER_NODE; c++)
+			atomic64_set(&s->hist[c], 0);
 	}
 	mutex_unlock(&settings_lock);
 }

@@ -130,7 +130,7 @@ static void notrace thpnuma_thp_hook(struct pt_regs *regs,
 		if (overridden)
 			thpnuma_count_policy(policy, THPNUMA_PC_BY_OVERRIDE);
 		if (by_cgroup)
-			thpnuma_cgroup_count(THPNUMA_CG_PASSTHROUGH, -1, 0);
+			thpnuma_cgroup_count_passthrough();
 		if (trace_thp_fault_enabled())
 			thpnuma_trace_passthrough(node, config, overridden,
 						  &fault, order);

@@ -86,8 +86,11 @@ struct list_text {
 	size_t len;
 };
 
-#define LIST_TEXT(_show)	{ .show = _show, \
-				  .lock = __MUTEX_INITIALIZER(_show##_text.lock) }
+#define LIST_TEXT(_name, _show)						\
+	static struct list_text _name = {					\
+		.show	= _show,						\
+		.lock	= __MUTEX_INITIALIZER(_name.lock),			\
+	}
 
 static int list_format(struct list_text *t)
 {
@@ -136,20 +139,20 @@ static ssize_t list_read(struct list_text *t, char *buf, loff_t off,
 	return ret;
 }
 
-static struct list_text thpnuma_tasks_show_text = LIST_TEXT(thpnuma_tasks_show);
-static struct list_text thpnuma_cgroups_show_text =
-	LIST_TEXT(thpnuma_cgroups_show);
-static struct list_text thpnuma_cgroup_stats_show_text =
-	LIST_TEXT(thpnuma_cgroup_stats_show);
-static struct list_text thpnuma_cgroup_hist_show_text =
-	LIST_TEXT(thpnuma_cgroup_hist_show);
-
 /* The overrides, one "PID COMMAND POLICY ZONE_RECLAIM" line each. */
-static ssize_t tasks_read(struct file *file, struct kobject *kobj,
-			  THPNUMA_BIN_ATTR_CONST struct bin_attribute *attr,
-			  char *buf, loff_t off, size_t count)
+LIST_TEXT(tasks_text, thpnuma_tasks_show);
+/* The cgroup settings, one "PATH POLICY ZONE_RECLAIM" line each. */
+LIST_TEXT(cgroups_text, thpnuma_cgroups_show);
+/* What each cgroup's setting decided: counters, latency histograms. */
+LIST_TEXT(cgroup_stats_text, thpnuma_cgroup_stats_show);
+LIST_TEXT(cgroup_hist_text, thpnuma_cgroup_hist_show);
+
+/* Every bin file is a list: its list_text is the attribute's private. */
+static ssize_t list_file_read(struct file *file, struct kobject *kobj,
+			      THPNUMA_BIN_ATTR_CONST struct bin_attribute *attr,
+			      char *buf, loff_t off, size_t count)
 {
-	return list_read(&thpnuma_tasks_show_text, buf, off, count);
+	return list_read(attr->private, buf, off, count);
 }
 
 /* "PATH POLICY [ZONE_RECLAIM]" sets a cgroup's policy, "PATH default" drops it. */
@@ -170,28 +173,6 @@ static ssize_t cgroups_write(struct file *file, struct kobject *kobj,
 	return err ? err : count;
 }
 
-/* The cgroup settings, one "PATH POLICY ZONE_RECLAIM" line each. */
-static ssize_t cgroups_read(struct file *file, struct kobject *kobj,
-			    THPNUMA_BIN_ATTR_CONST struct bin_attribute *attr,
-			    char *buf, loff_t off, size_t count)
-{
-	return list_read(&thpnuma_cgroups_show_text, buf, off, count);
-}
-
-/* What each cgroup's setting decided: counters, latency histograms. */
-static ssize_t cgroup_stats_read(struct file *file, struct kobject *kobj,
-				 THPNUMA_BIN_ATTR_CONST struct bin_attribute *attr,
-				 char *buf, loff_t off, size_t count)
-{
-	return list_read(&thpnuma_cgroup_stats_show_text, buf, off, count);
-}
-
-static ssize_t cgroup_hist_read(struct file *file, struct kobject *kobj,
-				THPNUMA_BIN_ATTR_CONST struct bin_attribute *attr,
-				char *buf, loff_t off, size_t count)
-{
-	return list_read(&thpnuma_cgroup_hist_show_text, buf, off, count);
-}
 
 static ssize_t reset_store(struct kobject *kobj, struct kobj_attribute *attr,
 			   const char *buf, size_t count)
@@ -297,27 +278,20 @@ static ssize_t version_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return page_used(&m);
 }
 
-static struct bin_attribute tasks_attr = {
-	.attr	= { .name = "tasks", .mode = 0600 },
-	.read	= tasks_read,
-	.write	= tasks_write,
-};
+#define LIST_FILE(_name, _mode, _write) {				\
+	.attr		= { .name = #_name, .mode = _mode },		\
+	.read		= list_file_read,				\
+	.write		= _write,					\
+	.private	= &_name##_text,				\
+}
 
-static struct bin_attribute cgroups_attr = {
-	.attr	= { .name = "cgroups", .mode = 0600 },
-	.read	= cgroups_read,
-	.write	= cgroups_write,
-};
-
-static struct bin_attribute cgroup_stats_attr = {
-	.attr	= { .name = "cgroup_stats", .mode = 0444 },
-	.read	= cgroup_stats_read,
-};
-
-static struct bin_attribute cgroup_hist_attr = {
-	.attr	= { .name = "cgroup_hist", .mode = 0444 },
-	.read	= cgroup_hist_read,
-};
+static struct bin_attribute tasks_attr = LIST_FILE(tasks, 0600, tasks_write);
+static struct bin_attribute cgroups_attr =
+	LIST_FILE(cgroups, 0600, cgroups_write);
+static struct bin_attribute cgroup_stats_attr =
+	LIST_FILE(cgroup_stats, 0444, NULL);
+static struct bin_attribute cgroup_hist_attr =
+	LIST_FILE(cgroup_hist, 0444, NULL);
 
 static struct kobj_attribute reset_attr = __ATTR_WO(reset);
 static struct kobj_attribute policies_attr = __ATTR_RO(policies);
@@ -425,11 +399,11 @@ err_kobj:
 /* Removing the files waits for writes in progress. */
 void thpnuma_sysfs_exit(void)
 {
+	THPNUMA_BIN_ATTR_CONST struct bin_attribute *const *attr;
+
 	nodes_exit();
 	unlink_kobj(thpnuma_kobj);
 	thpnuma_kobj = NULL;
-	list_drop(&thpnuma_tasks_show_text);
-	list_drop(&thpnuma_cgroups_show_text);
-	list_drop(&thpnuma_cgroup_stats_show_text);
-	list_drop(&thpnuma_cgroup_hist_show_text);
+	for (attr = thpnuma_bin_attrs; *attr; attr++)
+		list_drop((*attr)->private);
 }

@@ -110,12 +110,13 @@ void thpnuma_cgroups_exit(void);
 int thpnuma_cgroups_write(const struct thpnuma_cgroup_write *w);
 void thpnuma_cgroups_show(struct seq_file *m);
 /*
- * A THP fault the current task's cgroup setting decided: its counter
- * @c, and for a fault that allocated, its time in the histogram of
- * @outcome (-1: none, a passthrough). Counted in the nearest setting.
+ * A THP fault the current task's cgroup setting decided, counted in the
+ * nearest setting: one that allocated, with its outcome and time, or one
+ * left to the kernel.
  */
-void thpnuma_cgroup_count(enum thpnuma_cgroup_counter c, int outcome,
-			  u64 alloc_ns);
+void thpnuma_cgroup_count_fault(enum thpnuma_hist_outcome outcome,
+				u64 alloc_ns);
+void thpnuma_cgroup_count_passthrough(void);
 /* The per-cgroup counters and histograms, one row each (world-readable). */
 void thpnuma_cgroup_stats_show(struct seq_file *m);
 void thpnuma_cgroup_hist_show(struct seq_file *m);
