@@ -324,11 +324,11 @@ void cgroup_stats_write_prometheus(FILE *out, const struct cgroup_stats *cs)
 
 			fprintf(out, "thpnuma_cgroup_%s_total{cgroup=", metric);
 			prometheus_write_label_value(out, cs->rows[i].path);
+			fputs("} ", out);
 			if (c == THPNUMA_CG_ALLOC_NS)
-				fprintf(out, "} %" PRIu64 ".%09" PRIu64 "\n",
-					v / 1000000000, v % 1000000000);
+				prometheus_write_seconds(out, v);
 			else
-				fprintf(out, "} %" PRIu64 "\n", v);
+				fprintf(out, "%" PRIu64 "\n", v);
 		}
 	}
 	fputs("# HELP thpnuma_cgroup_alloc_duration_seconds Time each THP allocation a cgroup's setting decided took, by outcome.\n"

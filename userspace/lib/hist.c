@@ -486,8 +486,8 @@ void hist_write_prometheus_series(FILE *out, const char *metric,
 	}
 	fprintf(out, "%s_sum", metric);
 	prometheus_labels(out, key, value, outcome);
-	fprintf(out, "} %" PRIu64 ".%09" PRIu64 "\n", hc->sum_ns / 1000000000,
-		hc->sum_ns % 1000000000);
+	fputs("} ", out);
+	prometheus_write_seconds(out, hc->sum_ns);
 	fprintf(out, "%s_count", metric);
 	prometheus_labels(out, key, value, outcome);
 	fprintf(out, "} %" PRIu64 "\n", hc->count);

@@ -415,6 +415,12 @@ void prometheus_write_label_value(FILE *out, const char *value)
 	fputc('"', out);
 }
 
+void prometheus_write_seconds(FILE *out, uint64_t ns)
+{
+	fprintf(out, "%" PRIu64 ".%09" PRIu64 "\n", ns / 1000000000,
+		ns % 1000000000);
+}
+
 void stats_write_prometheus(FILE *out, const struct thpnuma_stats *st)
 {
 	unsigned int i;
@@ -434,8 +440,7 @@ void stats_write_prometheus(FILE *out, const struct thpnuma_stats *st)
 			fprintf(out, "thpnuma_%s_total{node=\"%d\"} ", metric,
 				st->nodes[i].node);
 			if (c == THPNUMA_ALLOC_NS)
-				fprintf(out, "%" PRIu64 ".%09" PRIu64 "\n",
-					v / 1000000000, v % 1000000000);
+				prometheus_write_seconds(out, v);
 			else
 				fprintf(out, "%" PRIu64 "\n", v);
 		}

@@ -71,6 +71,8 @@ void stats_write_json_members(struct json_writer *j,
 void stats_write_prometheus(FILE *out, const struct thpnuma_stats *st);
 /* @value quoted as a Prometheus label value: \\, \" and \n escaped. */
 void prometheus_write_label_value(FILE *out, const char *value);
+/* @ns as a sample value in seconds, the base unit: "1.500000000", newline. */
+void prometheus_write_seconds(FILE *out, uint64_t ns);
 void stats_write_watch_header(FILE *out);
 
 /*

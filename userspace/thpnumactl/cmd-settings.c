@@ -89,25 +89,14 @@ static int do_setting(const struct command *cmd, int argc, char *argv[])
 	ret = ensure_module();
 	if (ret)
 		return ret;
-	snprintf(param, sizeof(param), "%s/" PARAMS_DIR "/%s", sysfs_root(),
-		 s->name);
 	if (wanted) {
 		if (s->choices)
 			snprintf(text, sizeof(text), "%s", wanted);
 		else
 			snprintf(text, sizeof(text), "%u", bits);
-		ret = write_value(param, text);
-		if (ret == -EINVAL) {
-			if (s->choices)
-				error("the module refused %s '%s'", s->name,
-				      text);
-			else
-				error("the module refused %s %s", s->name,
-				      text);
-			return EXIT_FAIL;
-		}
+		ret = write_param(s, text);
 		if (ret)
-			return sysfs_failure("change", param, -ret);
+			return ret;
 		/* The write was accepted whole: that is the new value. */
 		if (!s->choices)
 			format_zone_reclaim(text, sizeof(text), bits);
@@ -115,6 +104,8 @@ static int do_setting(const struct command *cmd, int argc, char *argv[])
 		note_unused_zone_reclaim(s, wanted, bits);
 		return EXIT_OK;
 	}
+	snprintf(param, sizeof(param), "%s/" PARAMS_DIR "/%s", sysfs_root(),
+		 s->name);
 	ret = read_line(param, line, sizeof(line));
 	if (ret)
 		return sysfs_failure("read", param, -ret);

@@ -227,8 +227,8 @@ static int apply_setting(const struct thpnuma_conf *conf, unsigned int id,
 {
 	const struct thpnuma_setting *s = &thpnuma_settings[id];
 	const char *value = conf->value[id];
-	char param[PATH_MAX], shown[64];
-	int err;
+	char shown[64];
+	int ret;
 
 	if (s->choices)
 		snprintf(shown, sizeof(shown), "%s", value);
@@ -238,13 +238,11 @@ static int apply_setting(const struct thpnuma_conf *conf, unsigned int id,
 		printf("would set %s %s\n", s->name, shown);
 		return EXIT_OK;
 	}
-	snprintf(param, sizeof(param), "%s/" PARAMS_DIR "/%s", sysfs_root(),
-		 s->name);
-	err = write_value(param, value);
-	if (err) {
-		error("%s:%u: cannot set %s %s", conf->path, conf->line[id],
+	ret = write_param(s, value);
+	if (ret) {
+		error("%s:%u: %s %s was not set", conf->path, conf->line[id],
 		      s->name, value);
-		return sysfs_failure("write", param, -err);
+		return ret;
 	}
 	printf("%s %s\n", s->name, shown);
 	return EXIT_OK;

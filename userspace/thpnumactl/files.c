@@ -149,6 +149,24 @@ int read_param(const char *name, char *buf, size_t len)
 	return read_line(path, buf, len);
 }
 
+int write_param(const struct thpnuma_setting *s, const char *value)
+{
+	char path[PATH_MAX];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/" PARAMS_DIR "/%s", sysfs_root(),
+		 s->name);
+	ret = write_value(path, value);
+	if (ret == -EINVAL) {
+		if (s->choices)
+			error("the module refused %s '%s'", s->name, value);
+		else
+			error("the module refused %s %s", s->name, value);
+		return EXIT_FAIL;
+	}
+	return ret ? sysfs_failure("change", path, -ret) : EXIT_OK;
+}
+
 bool lockdown_active(char *buf, size_t len)
 {
 	char path[PATH_MAX], line[128];

@@ -166,6 +166,11 @@ const char *kernel_release(void);
  */
 int read_param(const char *name, char *buf, size_t len);
 /*
+ * Write @value ("strict-local", "5") to @s's module parameter. Returns
+ * 0, or an exit status after saying why it was not set.
+ */
+int write_param(const struct thpnuma_setting *s, const char *value);
+/*
  * The kernel's lockdown level ("integrity", "confidentiality") into @buf;
  * false if lockdown is off or unknown.
  */
