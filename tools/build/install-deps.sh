@@ -1,9 +1,10 @@
 #!/bin/bash
 # Install, from Debian's apt mirrors, whatever `make check` (or, with
 # "demo", only `make demo`; with "trace", `make trace-demo`, which adds
-# perf and bpftrace) needs and this machine lacks. Needs root only when
+# perf and bpftrace; with "profile", make check's and gdb, for
+# tools/vm/profile.py) needs and this machine lacks. Needs root only when
 # something is missing. Needs neither make nor git.
-# usage: install-deps.sh [demo|trace [KVER]]    KVER: make demo's kernel
+# usage: install-deps.sh [demo|trace [KVER]|profile]    KVER: make demo's kernel
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # Host packages only for the kernels this machine builds (bookworm's own
@@ -26,6 +27,7 @@ if [ "${1:-}" = trace ]; then
 	wanted="$wanted linux-perf bpftrace"
 elif [ "${1:-}" != demo ]; then
 	wanted="$wanted dkms libnuma-dev util-linux debootstrap debhelper dh-dkms lintian"
+	[ "${1:-}" != profile ] || wanted="$wanted gdb"
 	for k in $kernels; do
 		# The source package brings the kernel's own mm selftests (conformance).
 		wanted="$wanted linux-headers-$k linux-source-$(echo "$k" | cut -d. -f1,2)"
