@@ -134,8 +134,9 @@ void thpnuma_account_fault(const struct thpnuma_fault_record *r,
 		thpnuma_cgroup_count_fault(outcome, r->alloc_ns);
 }
 
-void thpnuma_account_attempt(const struct thpnuma_fault_record *r,
-			     unsigned int policy)
+/* An attempt of a fault that failed an attempt before, or fails this one. */
+static noinline void account_step_down(const struct thpnuma_fault_record *r,
+				       unsigned int policy)
 {
 	struct pending_fallback *p = pending_take(current);
 	struct thpnuma_fault_record done;
@@ -172,6 +173,17 @@ void thpnuma_account_attempt(const struct thpnuma_fault_record *r,
 	}
 	p->last_order = r->order;
 	pending_put(p);
+}
+
+void thpnuma_account_attempt(const struct thpnuma_fault_record *r,
+			     unsigned int policy)
+{
+	/* thpnuma_step_down() without a pending fallback: a THP counts now. */
+	if (r->result != THPNUMA_RESULT_FALLBACK && !pending_maybe(current)) {
+		thpnuma_account_fault(r, policy);
+		return;
+	}
+	account_step_down(r, policy);
 }
 
 void notrace thpnuma_pending_end(struct task_struct *task)

@@ -119,7 +119,6 @@ static struct thpnuma_thp *hooked_alloc(gfp_t gfp, unsigned long decided,
 					unsigned long arg4, unsigned long arg5,
 					enum thpnuma_action action)
 {
-	struct thpnuma_config cfg = thpnuma_config_unpack((u32)decided);
 	int order = (decided >> DECIDED_ORDER_SHIFT) & DECIDED_ORDER_MASK;
 	unsigned int kind = (decided >> DECIDED_KIND_SHIFT) & DECIDED_KIND_MASK;
 	int local = decided >> DECIDED_NODE_SHIFT;
@@ -145,7 +144,7 @@ static struct thpnuma_thp *hooked_alloc(gfp_t gfp, unsigned long decided,
 		break;
 	case THPNUMA_ACT_LOCAL_THEN_REMOTE:
 		thp = alloc_local_then_remote(bounded_gfp(gfp, order), order,
-					      local, cfg.zone_reclaim,
+					      local, record->zone_reclaim,
 					      &inflight);
 		break;
 	case THPNUMA_ACT_COUNT_ONLY:

@@ -5,6 +5,7 @@
 
 #include <linux/ftrace.h>
 #include <linux/gfp.h>
+#include <linux/module.h>
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
 #include <linux/version.h>
@@ -31,6 +32,20 @@
 #elif !defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS)
 #error "thpnuma needs ftrace with saved registers (DYNAMIC_FTRACE_WITH_REGS)"
 #endif
+
+/* A module's core text (MOD_TEXT since 6.4, the core layout before). */
+static inline void thpnuma_module_text(struct module *mod,
+				       unsigned long *start,
+				       unsigned long *size)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+	*start = (unsigned long)mod->mem[MOD_TEXT].base;
+	*size = mod->mem[MOD_TEXT].size;
+#else
+	*start = (unsigned long)mod->core_layout.base;
+	*size = mod->core_layout.text_size;
+#endif
+}
 
 /*
  * The hooked allocator and what it returns (struct thpnuma_thp). The

@@ -34,6 +34,9 @@ module_param(test_small_unhooked, bool, 0600);
 MODULE_PARM_DESC(test_small_unhooked,
 		 "For tests only: small-page calls do not end a fault's pending fallback");
 
+unsigned long thpnuma_text_start __read_mostly;
+unsigned long thpnuma_text_size __read_mostly;
+
 /*
  * The configuration of a task that may have an override or be in a cgroup
  * with a setting: its own override first, then its cgroup's.
@@ -187,8 +190,8 @@ static noinline unsigned long recover_parent(unsigned int hook,
 /*
  * A call of a hooked allocator, from tramp.S: THP orders, and small pages
  * while some fault has a pending fallback. @ret_ip is in the allocator,
- * @parent_ip in its caller. Our own calls come from this module, so they
- * never match a path.
+ * @parent_ip in its caller. tramp.S sends our own calls (from this
+ * module's text) straight on to the allocator.
  */
 void notrace thpnuma_alloc_hook_regs(struct pt_regs *regs,
 				     unsigned long ret_ip,
@@ -230,9 +233,7 @@ void notrace thpnuma_alloc_hook_regs(struct pt_regs *regs,
 	}
 	path = thp_path_of(hook, parent_ip);
 	if (unlikely(!path)) {
-		/* A replacement's own allocation. */
-		if (within_module(parent_ip, THIS_MODULE))
-			return;
+		/* tramp.S returned for a replacement's own allocation. */
 		parent_ip = recover_parent(hook, parent_ip);
 		path = thp_path_of(hook, parent_ip);
 	}

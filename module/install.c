@@ -279,6 +279,8 @@ int thpnuma_hooks_install(void)
 	 * The direct call last: from here on faults enter the replacements,
 	 * and only thpnuma_hooks_remove() waits for them to leave.
 	 */
+	thpnuma_module_text(THIS_MODULE, &thpnuma_text_start,
+			    &thpnuma_text_size);
 	err = direct_register();
 	if (err) {
 		/* Ours on try_to_free_pages is not the IPMODIFY user to find. */

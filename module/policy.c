@@ -131,35 +131,6 @@ const struct thpnuma_setting thpnuma_settings[THPNUMA_NR_SETTINGS] = {
 	},
 };
 
-/* Bits 24 and up belong to THPNUMA_CFG_LOOKUPS and the hook. */
-#define CFG_POLICY_SHIFT	0
-#define CFG_ZR_SHIFT		8
-#define CFG_SCOPE_SHIFT		16
-#define CFG_COVERAGE_SHIFT	THPNUMA_CFG_COVERAGE_SHIFT
-#define CFG_FIELD_MASK		0xffu
-#define CFG_SMALL_FIELD_MASK	0xfu
-
-u32 thpnuma_config_pack(const struct thpnuma_config *cfg)
-{
-	return (cfg->policy & CFG_FIELD_MASK) << CFG_POLICY_SHIFT |
-	       (cfg->zone_reclaim & CFG_FIELD_MASK) << CFG_ZR_SHIFT |
-	       (cfg->scope & CFG_SMALL_FIELD_MASK) << CFG_SCOPE_SHIFT |
-	       (cfg->coverage & CFG_SMALL_FIELD_MASK) << CFG_COVERAGE_SHIFT;
-}
-
-struct thpnuma_config thpnuma_config_unpack(u32 word)
-{
-	struct thpnuma_config cfg = {
-		.policy		= (word >> CFG_POLICY_SHIFT) & CFG_FIELD_MASK,
-		.zone_reclaim	= (word >> CFG_ZR_SHIFT) & CFG_FIELD_MASK,
-		.scope		= (word >> CFG_SCOPE_SHIFT) & CFG_SMALL_FIELD_MASK,
-		.coverage	= (word >> CFG_COVERAGE_SHIFT) &
-				  CFG_SMALL_FIELD_MASK,
-	};
-
-	return cfg;
-}
-
 unsigned int thpnuma_config_get_field(const struct thpnuma_config *cfg,
 				      enum thpnuma_setting_id id)
 {

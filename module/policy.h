@@ -104,13 +104,42 @@ struct thpnuma_config {
 	unsigned int coverage;
 };
 
-u32 thpnuma_config_pack(const struct thpnuma_config *cfg);
-struct thpnuma_config thpnuma_config_unpack(u32 word);
-
 /* The word at load, before any setting: coverage all, the rest 0. */
 #define THPNUMA_CFG_COVERAGE_SHIFT	20
 #define THPNUMA_CFG_DEFAULT \
 	((u32)THPNUMA_COVERAGE_ALL << THPNUMA_CFG_COVERAGE_SHIFT)
+
+/*
+ * Bits 24 and up belong to THPNUMA_CFG_LOOKUPS and the hook. Inline: the
+ * fault path unpacks the word it decided with.
+ */
+#define CFG_POLICY_SHIFT	0
+#define CFG_ZR_SHIFT		8
+#define CFG_SCOPE_SHIFT		16
+#define CFG_COVERAGE_SHIFT	THPNUMA_CFG_COVERAGE_SHIFT
+#define CFG_FIELD_MASK		0xffu
+#define CFG_SMALL_FIELD_MASK	0xfu
+
+static inline u32 thpnuma_config_pack(const struct thpnuma_config *cfg)
+{
+	return (cfg->policy & CFG_FIELD_MASK) << CFG_POLICY_SHIFT |
+	       (cfg->zone_reclaim & CFG_FIELD_MASK) << CFG_ZR_SHIFT |
+	       (cfg->scope & CFG_SMALL_FIELD_MASK) << CFG_SCOPE_SHIFT |
+	       (cfg->coverage & CFG_SMALL_FIELD_MASK) << CFG_COVERAGE_SHIFT;
+}
+
+static inline struct thpnuma_config thpnuma_config_unpack(u32 word)
+{
+	struct thpnuma_config cfg = {
+		.policy		= (word >> CFG_POLICY_SHIFT) & CFG_FIELD_MASK,
+		.zone_reclaim	= (word >> CFG_ZR_SHIFT) & CFG_FIELD_MASK,
+		.scope		= (word >> CFG_SCOPE_SHIFT) & CFG_SMALL_FIELD_MASK,
+		.coverage	= (word >> CFG_COVERAGE_SHIFT) &
+				  CFG_SMALL_FIELD_MASK,
+	};
+
+	return cfg;
+}
 
 /*
  * The run-time settings, each a field of struct thpnuma_config, a module

@@ -3,10 +3,11 @@
  * The hooked allocators' entry: ftrace calls it directly from their
  * fentry site (a direct call), without its own trampoline, which saves
  * every argument register whatever the callback does. A small-page call
- * returns after two compares while no fault has a pending fallback. The
- * rest build the pt_regs the hook reads and edits, as ftrace_caller
- * would, and a hook that redirects the call returns into the replacement,
- * which then returns to the allocator's caller.
+ * returns after two compares while no fault has a pending fallback, and a
+ * replacement's own call of the allocator after three. The rest build the
+ * pt_regs the hook reads and edits, as ftrace_caller would, and a hook
+ * that redirects the call returns into the replacement, which then
+ * returns to the allocator's caller.
  */
 #include <linux/linkage.h>
 #include <linux/version.h>
@@ -28,9 +29,19 @@ SYM_FUNC_START(thpnuma_alloc_entry)
 #endif
 	/* The order: the second argument of every hooked allocator. */
 	testl	%esi, %esi
-	jnz	.Lhook
+	jnz	.Lthp_order
 	cmpl	$0, thpnuma_pending_nr(%rip)
 	jnz	.Lhook
+	RET
+.Lthp_order:
+	/*
+	 * Called from this module's text: a replacement's kernel allocation.
+	 * %rax is free at a function's entry (no hooked one is variadic).
+	 */
+	movq	8(%rsp), %rax
+	subq	thpnuma_text_start(%rip), %rax
+	cmpq	thpnuma_text_size(%rip), %rax
+	jae	.Lhook
 	RET
 .Lhook:
 	pushq	%rbp

@@ -18,6 +18,9 @@
 #ifndef __ASSEMBLY__
 struct pt_regs;
 
+/* This module's text, where the replacements call the allocator from. */
+extern unsigned long thpnuma_text_start, thpnuma_text_size;
+
 void thpnuma_alloc_entry(void);
 void thpnuma_alloc_hook_regs(struct pt_regs *regs, unsigned long ret_ip,
 			     unsigned long parent_ip);
