@@ -10,7 +10,9 @@ instruction), single-steps until the allocator returns to its caller,
 and records every instruction's address. The table sums them per
 function, loaded minus absent. The allocation zeroes its folio with a
 string instruction that TCG counts once per byte, as the instruction
-clock of make bench-overhead does; it is the same on both sides.
+clock of make bench-overhead does; it is the same on both sides. The
+kernel's own functions can still differ by the allocator's state (a
+per-CPU free list refilled on one side only).
 
 PMD THPs are not offered: single-stepping 2 MiB of zeroing takes hours.
 
