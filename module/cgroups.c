@@ -360,13 +360,12 @@ static void counters_row(struct seq_file *m, const struct cgroup_setting *s)
 	};
 	u64 h[THPNUMA_HIST_PER_NODE], count[THPNUMA_NR_CGROUP_COUNTERS] = { };
 	const u64 *oh;
-	int o, b, c;
+	int o, c;
 
 	read_hist(s, h);
 	for (o = 0; o < THPNUMA_NR_HIST_OUTCOMES; o++) {
 		oh = &h[o * THPNUMA_HIST_SLOTS];
-		for (b = 0; b < THPNUMA_HIST_BUCKETS; b++)
-			count[placed[o]] += oh[b];
+		count[placed[o]] = thpnuma_hist_count(oh);
 		count[THPNUMA_CG_ALLOC_NS] += oh[THPNUMA_HIST_SUM];
 	}
 	count[THPNUMA_CG_PASSTHROUGH] = atomic64_read(&s->passthrough);

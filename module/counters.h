@@ -182,6 +182,18 @@ static inline unsigned long long thpnuma_hist_bound(unsigned int b)
 /* A node's histograms: every outcome's slots, one after the other. */
 #define THPNUMA_HIST_PER_NODE	(THPNUMA_NR_HIST_OUTCOMES * THPNUMA_HIST_SLOTS)
 
+/* The faults one histogram (@h: its slots) counted: its buckets' sum. */
+static inline unsigned long long
+thpnuma_hist_count(const unsigned long long *h)
+{
+	unsigned long long count = 0;
+	unsigned int b;
+
+	for (b = 0; b < THPNUMA_HIST_BUCKETS; b++)
+		count += h[b];
+	return count;
+}
+
 /* Column names and one-line meanings, indexed by the enums above. */
 extern const char *const thpnuma_counter_names[THPNUMA_NR_COUNTERS];
 extern const char *const thpnuma_counter_help[THPNUMA_NR_COUNTERS];

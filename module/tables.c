@@ -98,12 +98,9 @@ void thpnuma_hist_rows_of(struct seq_file *m, const char *key,
 
 	for (o = 0; o < THPNUMA_NR_HIST_OUTCOMES; o++) {
 		const u64 *h = &hists[o * THPNUMA_HIST_SLOTS];
-		u64 count = 0;
 
-		for (b = 0; b < THPNUMA_HIST_BUCKETS; b++)
-			count += h[b];
 		seq_printf(m, "%s %s %llu %llu", key,
-			   thpnuma_hist_outcome_names[o], count,
+			   thpnuma_hist_outcome_names[o], thpnuma_hist_count(h),
 			   h[THPNUMA_HIST_SUM]);
 		for (b = 0; b < THPNUMA_HIST_BUCKETS; b++)
 			seq_printf(m, " %llu", h[b]);
