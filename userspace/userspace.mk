@@ -18,7 +18,7 @@ $(THPNUMACTL): $(THPNUMACTL_SRCS) $(THPNUMACTL_HDRS) $(USERSPACE_LIB_SRCS) $(TOP
 		$(USERSPACE_LIB_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(THPNUMACTL_CFLAGS) -o $@ $(THPNUMACTL_SRCS) \
-		$(USERSPACE_LIB_SRCS) $(THPNUMACTL_LIBS)
+		$(USERSPACE_LIB_SRCS) $(THPNUMACTL_LIBS) $(THPNUMACTL_LDLIBS)
 
 # libkmod has no static library: the tool stays dynamic and the initramfs
 # builder copies its shared libraries along.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The JSON writer; see json.h. */
 #include <inttypes.h>
+#include <math.h>
 #include "json.h"
 
 /*
@@ -171,6 +172,15 @@ void json_double(struct json_writer *j, const char *key, double val)
 {
 	member(j, key);
 	fprintf(j->out, "%.3f", val);
+}
+
+void json_figure(struct json_writer *j, const char *key, double val)
+{
+	member(j, key);
+	if (isfinite(val))
+		fprintf(j->out, "%.6g", val);
+	else
+		fputs("null", j->out);
 }
 
 void json_null(struct json_writer *j, const char *key)

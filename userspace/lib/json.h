@@ -44,6 +44,8 @@ void json_string(struct json_writer *j, const char *key, const char *val);
 void json_long(struct json_writer *j, const char *key, long val);
 void json_u64(struct json_writer *j, const char *key, uint64_t val);
 void json_double(struct json_writer *j, const char *key, double val); /* %.3f */
+/* 6 significant digits (%.6g), null if not finite: a measured figure. */
+void json_figure(struct json_writer *j, const char *key, double val);
 void json_null(struct json_writer *j, const char *key);
 void json_longs(struct json_writer *j, const char *key, const long *v, int n);
 

@@ -142,6 +142,46 @@ int resolve_cgroup(const struct command *cmd, const char *arg, char *out,
 	return 0;
 }
 
+int own_cgroup_dir(char *dir, size_t len)
+{
+	char *text = read_text("/proc/self/cgroup"), *line, *save = NULL;
+	const char *path = NULL, *rel;
+	struct mount_of m[1];
+	size_t n;
+	int ret = EXIT_FAIL;
+
+	if (!text) {
+		error("cannot read /proc/self/cgroup: %s", strerror(errno));
+		return EXIT_FAIL;
+	}
+	/* "0::/user.slice/..." is the cgroup v2 line. */
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (!strncmp(line, "0::/", 4))
+			path = line + 3;
+	if (!path || find_mount(NULL, m)) {
+		error("no cgroup v2 hierarchy is mounted (mount -t cgroup2 none /sys/fs/cgroup)");
+		goto out;
+	}
+	/* Below the mount's root, the path is relative to it. */
+	n = strcmp(m->root, "/") ? strlen(m->root) : 0;
+	if (n && !path_under(path, m->root)) {
+		error("this process's cgroup %s is outside the cgroup2 mount at %s",
+		      path, m->point);
+		goto out;
+	}
+	rel = path + n;
+	if ((size_t)snprintf(dir, len, "%s%s", strcmp(m->point, "/") ?
+			     m->point : "", strcmp(rel, "/") ? rel : "") >= len) {
+		error("cgroup path too long: %s", path);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(text);
+	return ret;
+}
+
 int write_cgroup_setting(const char *cgroup, const char *policy,
 			 int zone_reclaim, bool missing_ok)
 {
@@ -191,8 +231,7 @@ int read_cgroups(struct cgroup_list *cl)
 	return ret ? counters_parse_failure("cgroups", reason) : 0;
 }
 
-/* Both world-readable files, the histograms read second. */
-static int read_cgroup_stats(void *data)
+int read_cgroup_stats(void *data)
 {
 	char reason[256], *stats, *hist;
 	int ret;

@@ -3,5 +3,9 @@
 THPNUMACTL_SRC := $(TOP)/userspace/thpnumactl
 THPNUMACTL_SRCS := $(addprefix $(THPNUMACTL_SRC)/,thpnumactl.c cli.c files.c \
 	cmd-module.c cmd-settings.c cmd-stat.c cmd-hist.c cmd-tasks.c cmd-cgroups.c \
-	cmd-apply.c conffile.c report.c options.c)
-THPNUMACTL_HDRS := $(THPNUMACTL_SRC)/thpnumactl.h
+	cmd-apply.c cmd-compare.c compare-report.c compare-stats.c conffile.c report.c \
+	options.c)
+THPNUMACTL_HDRS := $(addprefix $(THPNUMACTL_SRC)/,thpnumactl.h compare-report.h \
+	compare-stats.h)
+# compare's statistics (erfc, sqrt).
+THPNUMACTL_LDLIBS := -lm

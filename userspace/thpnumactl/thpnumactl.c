@@ -19,6 +19,7 @@ static const struct command *const commands[] = {
 	&cmd_policy, &cmd_zone_reclaim, &cmd_scope, &cmd_coverage,
 	&cmd_stat, &cmd_watch, &cmd_hist,
 	&cmd_run, &cmd_tasks, &cmd_task, &cmd_cgroups, &cmd_cgroup,
+	&cmd_compare,
 	&cmd_policies,
 	&cmd_reset, &cmd_help,
 };

@@ -74,6 +74,7 @@ extern const struct command cmd_run, cmd_tasks, cmd_task,
 	cmd_policies;						/* cmd-tasks.c */
 extern const struct command cmd_cgroups, cmd_cgroup;		/* cmd-cgroups.c */
 extern const struct command cmd_apply;				/* cmd-apply.c */
+extern const struct command cmd_compare;			/* cmd-compare.c */
 extern const struct command cmd_help;				/* thpnumactl.c */
 
 /* ---- cli.c: messages, options, names -------------------------------- */
@@ -307,6 +308,12 @@ int read_overrides(struct task_list *tl);
 /* The per-cgroup settings, parsed; 0 or an exit status after a message. */
 int read_cgroups(struct cgroup_list *cl);
 /*
+ * The per-cgroup counters into @data, a struct cgroup_stats: both
+ * world-readable files, the histograms read second. 0 or an exit status
+ * after a message.
+ */
+int read_cgroup_stats(void *data);
+/*
  * @arg, a cgroup v2 path or its directory under the cgroup2 mount, as the
  * module takes it, into @out. Returns 0; -ENOENT, with nothing printed,
  * when there is no such cgroup and @missing_ok; else an exit status after
@@ -320,6 +327,11 @@ int resolve_cgroup(const struct command *cmd, const char *arg, char *out,
  */
 int write_cgroup_setting(const char *cgroup, const char *policy,
 			 int zone_reclaim, bool missing_ok);
+/*
+ * This process's cgroup on the cgroup v2 hierarchy, as a directory under
+ * the cgroup2 mount. Returns 0, or an exit status after a message.
+ */
+int own_cgroup_dir(char *dir, size_t len);
 
 /* ---- conffile.c: the settings file ------------------------------------- */
 

@@ -971,6 +971,18 @@ expect 2 "invalid policy 'bogus'" "task 1 bogus" task 1 bogus
 expect 2 "unexpected argument 'extra'" "task with three arguments" task 1 kernel extra
 expect 2 "--zone-reclaim needs a POLICY" "task -z without a policy" task -z 3 1 default
 expect 2 "invalid zone reclaim mode '9'" "task -z 9" task -z 9 1 kernel
+# compare: bad input is refused before any cgroup is made.
+expect 2 "missing command to run" "compare without a command" compare --rounds 2
+expect 2 "invalid policy 'nope'" "compare --policies kernel,nope" compare -p kernel,nope -- true
+expect 2 "at least two policies" "compare with one policy" compare -p kernel -- true
+expect 2 "'kernel' is named twice" "compare with a policy twice" compare -p kernel,kernel -- true
+expect 2 "zone_reclaim '9'" "compare with zone_reclaim 9" compare -p kernel,local-then-remote:9 -- true
+expect 2 "--rounds: '0'" "compare --rounds 0" compare --rounds 0 -- true
+expect 2 "--rounds: '1001'" "compare --rounds 1001" compare --rounds 1001 -- true
+expect 2 "--better needs --metric" "compare --better without --metric" compare --better higher -- true
+expect 2 "--better: 'up'" "compare --better up" compare -m x --better up -- true
+expect 2 "--metric: '('" "compare with a bad regex" compare -m '(' -- true
+expect 2 "--confidence: '100'" "compare --confidence 100" compare --confidence 100 -- true
 expect 2 "--policy is required" "run without --policy" run -- true
 expect 2 "missing command to run" "run without a command" run --policy kernel
 expect 2 "invalid policy 'nope'" "run --policy nope" run --policy nope -- true

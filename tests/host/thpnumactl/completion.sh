@@ -30,6 +30,8 @@ printf '#!/bin/sh\nprintf "    1     0\\n    2     0\\n   33     2\\n  412     1
 chmod +x "$fake/ps"
 PATH=$fake:$PATH
 _filedir() { COMPREPLY=(FILES); }
+# The command after run's and compare's options: its word's index.
+_command_offset() { COMPREPLY=("COMMAND@$1"); }
 # shellcheck source=/dev/null
 . "$SRC/thpnumactl.bash-completion"
 
@@ -65,7 +67,8 @@ expect_completion "pmd+mthp" thpnumactl load --coverage=pmd+
 expect_completion "all" thpnumactl load -c a
 expect_completion "" thpnumactl coverage all ""
 expect_completion "--coverage" thpnumactl load --cov
-expect_completion "coverage" thpnumactl help co
+expect_completion "coverage compare" thpnumactl help co
+expect_completion "coverage" thpnumactl help cov
 expect_completion "FILES" thpnumactl load --module ""
 expect_completion "--dry-run" thpnumactl load --dr
 expect_completion "--config" thpnumactl load --con
@@ -111,6 +114,22 @@ expect_completion "--force --help" thpnumactl unload -
 expect_completion "" thpnumactl unload --force --f
 expect_completion "--config --dry-run --help" thpnumactl load --policy kernel --zone-reclaim 1 --scope all --coverage all --module x.ko -
 expect_completion "--interval --count --one-header --help" thpnumactl watch -
+# compare: a --policies list, --better after --metric, then the command.
+expect_completion "kernel strict-local local-then-remote" thpnumactl compare -p ""
+expect_completion "kernel,strict-local kernel,local-then-remote" thpnumactl compare --policies kernel,
+expect_completion "kernel,strict-local" thpnumactl compare --policies=kernel,s
+# bash splits "local-then-remote:5" at the ":".
+expect_completion "0 1 2 3 4 5 6 7 none" thpnumactl compare -p local-then-remote : ""
+expect_completion "5,kernel" thpnumactl compare -p local-then-remote : 5,k
+expect_completion "COMMAND@7" thpnumactl compare -p local-then-remote : 5 -- ma
+expect_completion "COMMAND@5" thpnumactl compare -r 3 -- ""
+expect_completion "COMMAND@2" thpnumactl compare ./bench -
+expect_completion "" thpnumactl compare --b
+expect_completion "--better" thpnumactl compare -m x --b
+expect_completion "higher" thpnumactl compare --metric=x --better h
+expect_completion "" thpnumactl compare --rounds ""
+expect_completion "FILES" thpnumactl compare --svg ""
+expect_completion "--metric --help" thpnumactl compare --policies kernel --rounds 3 --threshold 2 --confidence 90 --json --svg f --verbose -
 
 # The man page says what the code does (ux-review-3 P9, P13).
 man_section() {

@@ -15,7 +15,7 @@ cp "$here"/fixtures/* "$work/fixtures/"
 	TEST_FIXTURES="$here/fixtures" TEST_OUT="$work/fixtures" \
 		"$out/gen_fixtures" ||
 		echo "not ok - gen_fixtures exited with status $?"
-	for t in test_stats test_hist test_orders; do
+	for t in test_stats test_hist test_orders test_compare; do
 		TEST_FIXTURES="$here/fixtures" TEST_OUT="$work" "$out/$t" ||
 			echo "not ok - $t exited with status $?"
 	done
@@ -24,6 +24,13 @@ cp "$here"/fixtures/* "$work/fixtures/"
 			echo "ok - $(basename "$f") is valid JSON"
 		else
 			echo "not ok - $(basename "$f") is valid JSON"
+		fi
+	done
+	for f in "$work"/*.svg; do
+		if python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$f"; then
+			echo "ok - $(basename "$f") is well-formed SVG"
+		else
+			echo "not ok - $(basename "$f") is well-formed SVG"
 		fi
 	done
 	for f in "$work"/*.prom; do
