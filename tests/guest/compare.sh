@@ -14,7 +14,7 @@ CG=/sys/fs/cgroup
 out=/tmp/compare.out
 err=/tmp/compare.err
 
-tap_plan 28
+tap_plan 29
 [ -e $CG/cgroup.controllers ] || mount -t cgroup2 none $CG ||
 	{ skip "cgroup v2" "cannot mount cgroup2"; tap_done; }
 echo madvise > /sys/kernel/mm/transparent_hugepage/enabled
@@ -67,6 +67,9 @@ expect "one policy is no comparison" 2 "at least two policies" \
 	compare --policies kernel -- true
 expect "--rounds 0: usage error" 2 "--rounds: '0'" compare --rounds 0 -- true
 expect "no command: usage error" 2 "missing command" compare --rounds 2
+expect "under a per-process override: refused, it would win every run" 1 \
+	"per-process override (strict-local)" \
+	run -p strict-local -- $T compare --rounds 2 -- true
 check "bad input left nothing behind" left_nothing
 expect "a command that does not exist: 127" 127 "cannot run '/no/such-command'" \
 	compare --rounds 2 -- /no/such-command

@@ -35,6 +35,8 @@ SPLATS = re.compile(
 # A failed EXPECT_*() or ASSERT_*() of the kselftest harness, or its
 # timeout of a case.
 EXPECTED = re.compile(r"^#\s+(\S+:\d+:\S+:Expected |\S+: Test terminated by timeout)")
+# The plan line, "1..N": N results promised.
+PLAN = re.compile(r"^1\.\.(\d+)$")
 TAP = re.compile(r"^(not ok|ok) \d+(?: (?:- )?(.*?))?(?:\s*#\s*(SKIP|TODO)\b\s*(.*))?$")
 
 TOPOLOGIES = {
@@ -257,6 +259,7 @@ def parse(kver, topo, tests, results_text, console_text, hung=None):
     stuck = set()
     current = None
     tap_seen = {}
+    planned = {}
     dmesg = []
     in_dmesg = False
     done = False
@@ -290,6 +293,10 @@ def parse(kver, topo, tests, results_text, console_text, hung=None):
             continue
         if EXPECTED.search(line):
             expected.append(line.lstrip("# ").strip())
+            continue
+        m = PLAN.match(line.strip())
+        if current and m and current not in planned:
+            planned[current] = int(m.group(1))
             continue
         m = TAP.match(line.strip())
         if current and m:
@@ -326,6 +333,10 @@ def parse(kver, topo, tests, results_text, console_text, hung=None):
                 out.append(Result("FAIL", kver, topo, name, "no TAP results, rc=%d" % rc))
         elif rc not in (0, 4) and not any(r.status == "FAIL" and r.name.startswith(name + ":") for r in out):
             out.append(Result("FAIL", kver, topo, name, "exit status %d" % rc))
+        if rc != 137 and tap_seen.get(name, 0) and planned.get(name, tap_seen[name]) != tap_seen[name]:
+            out.append(Result("FAIL", kver, topo, name,
+                              "%d TAP results where its plan (1..%d) promised: the test ended early or miscounted"
+                              % (tap_seen[name], planned[name])))
     splats = [l for l in dmesg + console_text.splitlines() if SPLATS.search(l)]
     if not done:
         out.append(Result("FAIL", kver, topo, "boot: guest finished", "no completion marker"))

@@ -61,6 +61,21 @@ class FailedCase(unittest.TestCase):
         self.assertEqual("PASS", r["boot: dmesg clean"].status)
 
 
+class Plan(unittest.TestCase):
+    """A TAP plan (1..N) is a promise: fewer results mean the test died."""
+
+    def test_fewer_results_than_planned_fail(self):
+        r = judge(boot("TAP version 13", "1..3", "ok 1 f.one", "ok 2 f.two", rc=0))
+        self.assertEqual("FAIL", r["thp-kinds"].status)
+        self.assertEqual("2 TAP results where its plan (1..3) promised: the test ended early or miscounted",
+                         r["thp-kinds"].detail)
+
+    def test_results_as_planned_pass(self):
+        r = judge(boot("1..2", "ok 1 f.one", "ok 2 f.two", rc=0))
+        self.assertNotIn("thp-kinds", r)
+        self.assertEqual("PASS", r["thp-kinds: f.two"].status)
+
+
 class Hang(unittest.TestCase):
     """A test whose task SIGKILL cannot end, or a guest that stops."""
 

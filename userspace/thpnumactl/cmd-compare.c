@@ -15,11 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "cgstats.h"
 #include "compare-report.h"
+#include "overrides.h"
 #include "thpnumactl.h"
 
 #define MAX_POLICIES	8
@@ -218,6 +220,36 @@ static int parse_options(const struct command *cmd, int argc, char *argv[],
 	if (o->higher_better && !o->metric)
 		return usage_error(cmd, "--better needs --metric: wall time is lower-is-better");
 	return -1;
+}
+
+/*
+ * What would win over every run's cgroup setting, so that each policy
+ * measured the same: an override of this process (the runs inherit it)
+ * or a mempolicy of its own. 0, or an exit status after saying which.
+ */
+static int check_nothing_wins(void)
+{
+	const struct task_entry *t;
+	struct task_list tl;
+	int ret, mode = 0;
+
+	ret = read_overrides(&tl);
+	if (ret)
+		return ret;
+	t = tasks_find(&tl, (int)getpid());
+	if (t)
+		error("this process has a per-process override (%s), which every run would inherit and which wins over the runs' cgroup settings; run compare outside 'thpnumactl run' or clear it with 'thpnumactl task %d default'",
+		      t->policy, t->pid);
+	tasks_free(&tl);
+	if (t)
+		return EXIT_FAIL;
+	/* The module leaves a fault with a mempolicy to the kernel. */
+	if (!syscall(SYS_get_mempolicy, &mode, NULL, 0UL, NULL, 0UL) && mode) {
+		error("this process has a NUMA memory policy (mode %d, as numactl sets), which every run would inherit and under which the module leaves THP faults to the kernel; run compare without numactl",
+		      mode);
+		return EXIT_FAIL;
+	}
+	return 0;
 }
 
 /* ---- the transient cgroups ------------------------------------------ */
@@ -641,6 +673,8 @@ static int do_compare(const struct command *cmd, int argc, char *argv[])
 		goto free_runs;
 	}
 	ret = ensure_module();
+	if (!ret)
+		ret = check_nothing_wins();
 	if (ret)
 		goto free_runs;
 	sigemptyset(&sa.sa_mask);
