@@ -14,7 +14,7 @@ CG=/sys/fs/cgroup
 out=/tmp/compare.out
 err=/tmp/compare.err
 
-tap_plan 29
+tap_plan 35
 [ -e $CG/cgroup.controllers ] || mount -t cgroup2 none $CG ||
 	{ skip "cgroup v2" "cannot mount cgroup2"; tap_done; }
 echo madvise > /sys/kernel/mm/transparent_hugepage/enabled
@@ -26,6 +26,12 @@ left_nothing() {
 	[ -z "$(ls -d $CG/thpnuma-compare.* 2> /dev/null)" ] &&
 		[ "$(grep -c / $S/cgroups)" -eq 0 ] &&
 		[ "$(grep -c '^[0-9]' $S/tasks)" -eq 0 ]
+}
+# running CMDLINE: a process runs CMDLINE (its words space-separated).
+running() {
+	for p in /proc/[0-9]*; do
+		tr '\0' ' ' < $p/cmdline 2> /dev/null; echo
+	done | grep -qx "$1 "
 }
 # json_runs POLICY KEY: KEY of each of POLICY's runs, a line each.
 json_runs() {
@@ -60,6 +66,25 @@ check "free node: a row per policy" \
 check "free node: left nothing behind" left_nothing
 sed 's/^/# /' $out
 
+# --metric: the last matching line's group, CRLF or not; --svg.
+run compare -p kernel,local-then-remote --rounds 2 --json --svg /tmp/compare.svg \
+	-m 'took (.*) ms$' -- printf 'took 9 ms\r\nrun-3 took 1.5e2 ms\r\n'
+check "--metric: exit 0" [ "$rc" -eq 0 ]
+check "--metric: the figure is the last match's group (1.5e2)" \
+	[ "$(grep -c '"seq".*"value": 150,' $out)" -eq 4 ]
+check "--svg: a chart with a dot per run" \
+	eval '[ "$(grep -c "<circle" /tmp/compare.svg)" -eq 4 ] && grep -q "</svg>" /tmp/compare.svg'
+expect "--metric that matches nothing: the runs fail" 1 "no line of its output matched --metric" \
+	compare -p kernel,local-then-remote --rounds 1 -m 'ops: ([0-9]+)' -- true
+
+# A process left running with the output open: compare does not wait
+# for it, and ends it with the run.
+run compare -p kernel,local-then-remote --rounds 1 --json -- sh -c 'sleep 60 & echo started'
+check "a leftover holding the output: the run ends with the command" \
+	eval '[ "$rc" -eq 0 ] && [ "$(json_runs kernel wall_s | cut -d. -f1)" -lt 5 ]'
+check "the leftover was ended, and nothing is left" \
+	eval 'left_nothing && ! running "sleep 60"'
+
 # Bad input changes nothing.
 expect "unknown policy: usage error" 2 "invalid policy 'fastest'" \
 	compare --policies kernel,fastest -- true
@@ -85,12 +110,6 @@ check "the failed runs are listed with their status" \
 check "failing runs left nothing behind" left_nothing
 
 # An interrupt mid-run: the running command ends, the cgroups go, 130.
-# running CMDLINE: a process runs CMDLINE (its words space-separated).
-running() {
-	for p in /proc/[0-9]*; do
-		tr '\0' ' ' < $p/cmdline 2> /dev/null; echo
-	done | grep -qx "$1 "
-}
 $T compare --rounds 3 -- sleep 30 > $out 2> $err &
 pid=$!
 sleep 3

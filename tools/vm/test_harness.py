@@ -70,6 +70,10 @@ class Plan(unittest.TestCase):
         self.assertEqual("2 TAP results where its plan (1..3) promised: the test ended early or miscounted",
                          r["thp-kinds"].detail)
 
+    def test_a_skip_may_end_the_test_early(self):
+        r = judge(boot("1..59", "ok 1 cgroup v2 # SKIP cannot mount cgroup2", rc=0))
+        self.assertNotIn("thp-kinds", r)
+
     def test_results_as_planned_pass(self):
         r = judge(boot("1..2", "ok 1 f.one", "ok 2 f.two", rc=0))
         self.assertNotIn("thp-kinds", r)

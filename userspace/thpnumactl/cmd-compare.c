@@ -6,9 +6,12 @@
  * settings never change.
  */
 #define _GNU_SOURCE		/* pipe2 */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <getopt.h>
+#include <poll.h>
 #include <math.h>
 #include <regex.h>
 #include <signal.h>
@@ -37,6 +40,33 @@ static volatile sig_atomic_t interrupted;
 static void on_signal(int sig)
 {
 	interrupted = sig;
+}
+
+/* Only to wake ppoll() when the command exits. */
+static void on_child(int sig)
+{
+}
+
+/*
+ * SIGINT, SIGTERM and SIGHUP end the comparison, cleaned up; an ignored
+ * SIGHUP (nohup) stays ignored. SIGPIPE is ignored: a closed output ends
+ * a write, not thpnumactl before its cleanup. SIGCHLD wakes the wait.
+ */
+static void catch_signals(bool on)
+{
+	struct sigaction sa = { .sa_handler = on ? on_signal : SIG_DFL };
+	struct sigaction chld = { .sa_handler = on ? on_child : SIG_DFL,
+				  .sa_flags = SA_NOCLDSTOP };
+	struct sigaction old;
+
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&chld.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (!sigaction(SIGHUP, NULL, &old) && old.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, on ? SIG_IGN : SIG_DFL);
+	sigaction(SIGCHLD, &chld, NULL);
 }
 
 struct compare_options {
@@ -254,43 +284,107 @@ static int check_nothing_wins(void)
 
 /* ---- the transient cgroups ------------------------------------------ */
 
-static int write_file(const char *path, const char *text)
+/* Whether @pid's cgroup is @cgroup or below it (/proc/PID/cgroup). */
+static bool pid_in_cgroup(int pid, const char *cgroup)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+	char file[64], *text, *line, *save = NULL;
+	size_t n = strlen(cgroup);
+	bool in = false;
 
-	if (fd < 0)
-		return -errno;
-	if (write(fd, text, strlen(text)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
+	snprintf(file, sizeof(file), "/proc/%d/cgroup", pid);
+	text = read_text(file);
+	if (!text)
+		return false;
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (!strncmp(line, "0::", 3) && !strncmp(line + 3, cgroup, n) &&
+		    (!line[3 + n] || line[3 + n] == '/'))
+			in = true;
+	free(text);
+	return in;
 }
 
-/* Kill what is left in @dir and wait, at most REAP_SECONDS, until empty. */
-static void empty_cgroup(const char *dir, int sig)
+/*
+ * Send @sig to every process in @dir and the cgroups below it (module
+ * path @cgroup). Each is pinned by a pidfd and checked to be still in the
+ * cgroup before the signal: a PID reused meanwhile is never hit. Returns
+ * how many processes were found.
+ */
+static unsigned int signal_cgroup(const char *dir, const char *cgroup,
+				  int sig)
 {
 	char file[PATH_MAX + 32], *text, *line, *save = NULL;
-	struct timespec pause = { 0, 20 * 1000 * 1000 };
-	unsigned int i;
-	bool empty;
+	unsigned int found = 0;
+	struct dirent *d;
+	DIR *sub;
+	int pid, fd;
 
 	snprintf(file, sizeof(file), "%s/cgroup.procs", dir);
-	for (i = 0; i < REAP_SECONDS * 50; i++) {
-		text = read_text(file);
-		if (!text)
-			return;
-		empty = true;
-		for (line = strtok_r(text, "\n", &save); line;
-		     line = strtok_r(NULL, "\n", &save)) {
-			empty = false;
-			kill((pid_t)atoi(line), i ? SIGKILL : sig);
-		}
-		free(text);
-		/* An exited task leaves cgroup.procs before it is reaped. */
-		if (empty)
-			return;
+	text = read_text(file);
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		pid = atoi(line);
+		if (pid <= 0)
+			continue;
+		found++;
+		fd = (int)syscall(SYS_pidfd_open, pid, 0);
+		if (fd < 0)
+			continue;
+		if (pid_in_cgroup(pid, cgroup))
+			syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0);
+		close(fd);
+	}
+	free(text);
+	sub = opendir(dir);
+	while (sub && (d = readdir(sub))) {
+		char child_dir[PATH_MAX + 32], child[PATH_MAX + 32];
+
+		if (d->d_type != DT_DIR || d->d_name[0] == '.')
+			continue;
+		snprintf(child_dir, sizeof(child_dir), "%s/%s", dir, d->d_name);
+		snprintf(child, sizeof(child), "%s/%s", cgroup, d->d_name);
+		found += signal_cgroup(child_dir, child, sig);
+	}
+	if (sub)
+		closedir(sub);
+	return found;
+}
+
+/* Until @dir and the cgroups below it hold no process, at most @ms. */
+static bool wait_empty(const char *dir, unsigned int ms)
+{
+	struct timespec pause = { 0, 20 * 1000 * 1000 };
+	char file[PATH_MAX + 32], line[64];
+	unsigned int i;
+	FILE *f;
+
+	snprintf(file, sizeof(file), "%s/cgroup.events", dir);
+	for (i = 0; i <= ms / 20; i++) {
+		f = fopen(file, "re");
+		if (!f)
+			return true;
+		while (fgets(line, sizeof(line), f))
+			if (!strcmp(line, "populated 0\n")) {
+				fclose(f);
+				return true;
+			}
+		fclose(f);
 		nanosleep(&pause, NULL);
 	}
+	return false;
+}
+
+/*
+ * End what is left in the run's cgroup @dir (@cgroup as the module names
+ * it): SIGTERM, a second to exit, then SIGKILL.
+ */
+static void empty_cgroup(const char *dir, const char *cgroup)
+{
+	if (!signal_cgroup(dir, cgroup, SIGTERM) || wait_empty(dir, 1000))
+		return;
+	signal_cgroup(dir, cgroup, SIGKILL);
+	if (!wait_empty(dir, REAP_SECONDS * 1000))
+		error("processes are left in cgroup %s after SIGKILL", dir);
 }
 
 /* Remove @dir, whose last processes may still be exiting. */
@@ -362,32 +456,46 @@ static void read_vmstat(uint64_t *sys)
 	free(text);
 }
 
-/* The figure in one line of output: the regex's first group, or its first number. */
+/*
+ * The first number in [@s, @end): digits, a point, an exponent; a sign
+ * only where it starts a word ("run-3" holds 3, not -3). Finite only.
+ */
+static bool number_in(const char *s, const char *end, double *v)
+{
+	char text[64], *stop;
+	const char *p, *q;
+	size_t len;
+
+	for (p = s; p < end; p++) {
+		q = p;
+		if ((*q == '-' || *q == '+') &&
+		    (q == s || !isalnum((unsigned char)q[-1])))
+			q++;
+		if (q < end && *q == '.')
+			q++;
+		if (q >= end || !isdigit((unsigned char)*q))
+			continue;
+		len = (size_t)(end - p) < sizeof(text) - 1 ? (size_t)(end - p) :
+							     sizeof(text) - 1;
+		memcpy(text, p, len);
+		text[len] = '\0';
+		*v = strtod(text, &stop);
+		if (stop > text && isfinite(*v))
+			return true;
+	}
+	return false;
+}
+
+/* The figure in one line of output: the regex's first group, or its match. */
 static bool metric_in_line(const regex_t *re, const char *line, double *v)
 {
 	regmatch_t m[2];
-	const char *s, *end;
-	char *stop;
 
 	if (regexec(re, line, 2, m, 0))
 		return false;
-	if (m[1].rm_so >= 0) {
-		s = line + m[1].rm_so;
-		end = line + m[1].rm_eo;
-	} else {
-		s = line + m[0].rm_so;
-		end = line + m[0].rm_eo;
-	}
-	for (; s < end; s++) {
-		if ((*s >= '0' && *s <= '9') ||
-		    ((*s == '-' || *s == '.') && s + 1 < end &&
-		     s[1] >= '0' && s[1] <= '9')) {
-			*v = strtod(s, &stop);
-			if (stop > s && stop <= end)
-				return true;
-		}
-	}
-	return false;
+	if (m[1].rm_so >= 0)
+		return number_in(line + m[1].rm_so, line + m[1].rm_eo, v);
+	return number_in(line + m[0].rm_so, line + m[0].rm_eo, v);
 }
 
 struct output {
@@ -404,6 +512,9 @@ static void output_line(struct output *o)
 {
 	double v;
 
+	/* A CRLF line ends before its CR, for a '$' in the regex. */
+	if (o->len && o->line[o->len - 1] == '\r')
+		o->len--;
 	o->line[o->len] = '\0';
 	if (o->re && metric_in_line(o->re, o->line, &v)) {
 		o->value = v;
@@ -436,6 +547,66 @@ static void output_bytes(struct output *o, const char *buf, size_t n)
 }
 
 /*
+ * Until the command @pid exits, copy its output from @fd into @out; on
+ * an interrupt, end the run's cgroup. Waiting on the exit, not on the
+ * end of the output: a process it left running may hold the pipe open.
+ * SIGCHLD, blocked but for ppoll(), wakes the wait. Its wait status.
+ */
+static int wait_command(pid_t pid, int fd, const char *dir, const char *cgroup,
+			struct output *out)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	sigset_t chld, unblocked;
+	bool eof = false, ended = false;
+	char buf[4096];
+	int status;
+	ssize_t n;
+	pid_t w;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &unblocked);
+	sigdelset(&unblocked, SIGCHLD);
+	for (;;) {
+		w = waitpid(pid, &status, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			status = W_EXITCODE(126, 0);
+			break;
+		}
+		if (interrupted && !ended) {
+			empty_cgroup(dir, cgroup);
+			ended = true;
+			continue;
+		}
+		/* After the end of output, ppoll() sleeps until a signal. */
+		if (ppoll(&pfd, eof ? 0 : 1, NULL, &unblocked) > 0) {
+			n = read(fd, buf, sizeof(buf));
+			if (n > 0)
+				output_bytes(out, buf, (size_t)n);
+			else if (!n)
+				eof = true;
+		}
+	}
+	sigprocmask(SIG_UNBLOCK, &chld, NULL);
+	return status;
+}
+
+/* What is in the pipe now, without waiting for more. */
+static void drain_output(int fd, struct output *out)
+{
+	char buf[4096];
+	ssize_t n;
+
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		output_bytes(out, buf, (size_t)n);
+	if (out->len)
+		output_line(out);
+}
+
+/*
  * The child: join the run's cgroup, then exec. What fails before exec
  * goes to the parent through @err_fd as an errno and a stage.
  */
@@ -447,18 +618,20 @@ run_child(const char *dir, char *const argv[], int out_fd, int err_fd)
 
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
 	if (dup2(out_fd, STDOUT_FILENO) < 0) {
-		report[0] = errno, report[1] = 0;
+		report[0] = errno;
+		report[1] = 0;
 		goto fail;
 	}
 	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
-	report[0] = -write_file(procs, "0");
+	report[0] = -write_value(procs, "0");
 	report[1] = 1;
 	if (report[0])
 		goto fail;
 	execvp(argv[0], argv);
-	report[0] = errno, report[1] = 2;
+	report[0] = errno;
+	report[1] = 2;
 fail:
 	if (write(err_fd, report, sizeof(report)) < 0)
 		_exit(126);
@@ -509,7 +682,7 @@ static int run_once(const struct compare_report *r, const struct cgroups *cg,
 		    const struct compare_arm *a, const regex_t *re,
 		    bool verbose, struct compare_run *run)
 {
-	char dir[PATH_MAX + 16], path[PATH_MAX + 16], buf[4096];
+	char dir[PATH_MAX + 16], path[PATH_MAX + 16];
 	uint64_t before[COMPARE_NR_SYSTEM];
 	struct output out = { .re = re, .verbose = verbose };
 	int out_pipe[2], err_pipe[2], report[2] = { 0, 0 }, status, ret, c;
@@ -546,27 +719,11 @@ static int run_once(const struct compare_report *r, const struct cgroups *cg,
 		run_child(dir, r->argv, out_pipe[1], err_pipe[1]);
 	close(out_pipe[1]);
 	close(err_pipe[1]);
-	for (;;) {
-		n = read(out_pipe[0], buf, sizeof(buf));
-		if (n > 0) {
-			output_bytes(&out, buf, (size_t)n);
-		} else if (n < 0 && errno == EINTR) {
-			/* Only we got the signal (not the terminal's ^C). */
-			if (interrupted)
-				empty_cgroup(dir, SIGTERM);
-		} else {
-			break;
-		}
-	}
-	if (out.len)
-		output_line(&out);
-	close(out_pipe[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			status = W_EXITCODE(126, 0);
-			break;
-		}
+	status = wait_command(pid, out_pipe[0], dir, path, &out);
 	run->wall_s = now_s() - start;
+	/* What it wrote before it exited; a leftover's later output is not read. */
+	drain_output(out_pipe[0], &out);
+	close(out_pipe[0]);
 	read_vmstat(run->system);
 	for (c = 0; c < COMPARE_NR_SYSTEM; c++)
 		run->system[c] = run->system[c] >= before[c] ?
@@ -574,7 +731,7 @@ static int run_once(const struct compare_report *r, const struct cgroups *cg,
 	n = read(err_pipe[0], report, sizeof(report));
 	close(err_pipe[0]);
 	/* A command that left something running: it ends with the run. */
-	empty_cgroup(dir, SIGTERM);
+	empty_cgroup(dir, path);
 	ret = read_run_stats(path, run);
 	if (ret)
 		goto out;
@@ -637,7 +794,6 @@ static int do_compare(const struct command *cmd, int argc, char *argv[])
 	struct compare_report r = { 0 };
 	struct compare_options o;
 	struct cgroups cg = { 0 };
-	struct sigaction sa = { .sa_handler = on_signal };
 	unsigned int round, k, failed = 0;
 	regex_t re;
 	char msg[256];
@@ -677,10 +833,7 @@ static int do_compare(const struct command *cmd, int argc, char *argv[])
 		ret = check_nothing_wins();
 	if (ret)
 		goto free_runs;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	catch_signals(true);
 	ret = make_parent(cmd, &cg);
 	if (ret)
 		goto out;
@@ -713,6 +866,8 @@ static int do_compare(const struct command *cmd, int argc, char *argv[])
 		      r.nr_runs, o.rounds * r.nr_arms);
 		goto out;
 	}
+	/* Nothing of the comparison is left before the report is written. */
+	cleanup(&cg);
 	compare_analyze(&r);
 	if (o.json)
 		compare_write_json(stdout, &r);
@@ -726,9 +881,7 @@ static int do_compare(const struct command *cmd, int argc, char *argv[])
 	}
 out:
 	cleanup(&cg);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
+	catch_signals(false);
 free_runs:
 	free(r.runs);
 	free(r.pair);

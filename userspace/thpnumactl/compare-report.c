@@ -10,6 +10,7 @@
 #include <string.h>
 #include "compare-report.h"
 #include "json.h"
+#include "text.h"
 
 #define COMPARE_SYSTEM_NAME(id, prefix, name)	name,
 static const char *const system_names[] = {
@@ -60,10 +61,11 @@ void compare_analyze(struct compare_report *r)
 				compare_two(v[i], nv[i], v[j], nv[j],
 					    r->higher_better, r->confidence,
 					    r->threshold, &r->pair[i * n + j]);
+	/* The best median among the policies a test can compare. */
 	r->best = r->base;
 	for (i = 0; i < n; i++) {
 		r->arms[i].vs_base = r->pair[i * n + r->base];
-		if (!nv[i])
+		if (nv[i] < 2)
 			continue;
 		if (!found || ahead(r, r->arms[i].summary.median,
 				    r->arms[r->best].summary.median))
@@ -82,7 +84,7 @@ static const char *figure_name(const struct compare_report *r)
 }
 
 static size_t append(char *buf, size_t len, size_t at, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+	__printf(4, 5);
 
 static size_t append(char *buf, size_t len, size_t at, const char *fmt, ...)
 {
@@ -97,64 +99,108 @@ static size_t append(char *buf, size_t len, size_t at, const char *fmt, ...)
 	return n < 0 ? at : at + n;
 }
 
+static size_t append_result(char *buf, size_t len, size_t at,
+			    const struct compare_report *r, unsigned int a,
+			    unsigned int b)
+{
+	const struct compare_result *c = &r->pair[a * r->nr_arms + b];
+
+	return append(buf, len, at, "%.3fx %s's %s (%d%% CI %.3f-%.3f, p=%.3g)",
+		      c->ratio, r->arms[b].spec, r->metric ? "figure" : "time",
+		      (int)lround(r->confidence * 100), c->lo, c->hi, c->p);
+}
+
+static bool beats(const struct compare_report *r, unsigned int a,
+		  unsigned int b)
+{
+	return r->pair[a * r->nr_arms + b].outcome == COMPARE_BETTER;
+}
+
+/*
+ * The best policy and those it beats; then the differences the test
+ * cannot tell, those below the threshold, and the other pairs that
+ * differ; or, with no pair that differs, "no difference".
+ */
 void compare_verdict(char *buf, size_t len, const struct compare_report *r)
 {
-	const struct compare_result *c;
-	unsigned int i, n = r->nr_arms, nr_ahead = 0, nr_small = 0, usable = 0;
+	unsigned int i, k, n = r->nr_arms, best = r->best, usable = 0;
 	int conf = (int)lround(r->confidence * 100);
+	const char *faster = r->metric ? "better than" : "faster than";
+	bool any = false, first, small = false;
 	size_t at = 0;
-	bool first;
 
 	for (i = 0; i < n; i++) {
 		usable += r->arms[i].nr_ok >= 2;
-		if (i == r->best)
-			continue;
-		c = &r->pair[r->best * n + i];
-		nr_ahead += c->outcome == COMPARE_BETTER;
-		nr_small += c->outcome == COMPARE_BELOW_THRESHOLD;
+		for (k = 0; k < n; k++) {
+			any |= i != k && beats(r, i, k);
+			small |= i != k && r->pair[i * n + k].outcome ==
+					   COMPARE_BELOW_THRESHOLD;
+		}
 	}
 	if (usable < 2) {
 		snprintf(buf, len,
 			 "too few successful runs for a verdict: a policy needs at least 2");
 		return;
 	}
-	if (!nr_ahead) {
+	if (!any) {
 		at = append(buf, len, at, "no difference%s at %d%% confidence between ",
-			    nr_small ? " beyond the threshold" : "", conf);
-		for (i = 0; i < n; i++)
-			at = append(buf, len, at, "%s%s", i ? (i + 1 == n ? " and " : ", ") : "",
+			    small ? " beyond the threshold" : "", conf);
+		first = true;
+		for (i = 0, k = 0; i < n; i++) {
+			if (r->arms[i].nr_ok < 2)
+				continue;
+			k++;
+			at = append(buf, len, at, "%s%s",
+				    first ? "" : (k == usable ? " and " : ", "),
 				    r->arms[i].spec);
+			first = false;
+		}
 		at = append(buf, len, at, " (%u rounds)", r->rounds);
-		return;
+	} else {
+		first = true;
+		for (i = 0; i < n; i++) {
+			if (i == best || !beats(r, best, i))
+				continue;
+			at = append(buf, len, at, first ? "%s is %s: " : ", ",
+				    r->arms[best].spec,
+				    r->metric ? "best" : "fastest");
+			at = append_result(buf, len, at, r, best, i);
+			first = false;
+		}
+		if (first)
+			at = append(buf, len, at,
+				    "no policy is %s every other at %d%% confidence",
+				    faster, conf);
+		for (i = 0; i < n; i++) {
+			const struct compare_result *c = &r->pair[best * n + i];
+
+			/* Said only of a best policy that beats some. */
+			if (first || i == best || r->arms[i].nr_ok < 2 ||
+			    beats(r, best, i))
+				continue;
+			if (c->outcome == COMPARE_BELOW_THRESHOLD)
+				at = append(buf, len, at, "; within %g%% of %s",
+					    r->threshold * 100, r->arms[i].spec);
+			else
+				at = append(buf, len, at,
+					    "; no difference from %s at %d%% confidence (p=%.3g)",
+					    r->arms[i].spec, conf, c->p);
+		}
+		/* Pairs without the best policy that still differ. */
+		for (i = 0; i < n; i++)
+			for (k = 0; k < n; k++) {
+				if (i == best || k == best || !beats(r, i, k))
+					continue;
+				at = append(buf, len, at, "; %s is %s %s: ",
+					    r->arms[i].spec, faster,
+					    r->arms[k].spec);
+				at = append_result(buf, len, at, r, i, k);
+			}
 	}
-	at = append(buf, len, at, "%s is %s: ", r->arms[r->best].spec,
-		    r->metric ? "best" : "fastest");
-	first = true;
-	for (i = 0; i < n; i++) {
-		c = &r->pair[r->best * n + i];
-		if (i == r->best || c->outcome != COMPARE_BETTER)
-			continue;
-		at = append(buf, len, at, "%s%.3fx %s's %s (%d%% CI %.3f-%.3f, p=%.3g)",
-			    first ? "" : ", ", c->ratio, r->arms[i].spec,
-			    r->metric ? "figure" : "time", conf, c->lo, c->hi,
-			    c->p);
-		first = false;
-	}
-	for (i = 0; i < n; i++) {
-		c = &r->pair[r->best * n + i];
-		if (i == r->best || c->outcome == COMPARE_BETTER)
-			continue;
-		if (c->outcome == COMPARE_BELOW_THRESHOLD)
-			at = append(buf, len, at, "; within %g%% of %s",
-				    r->threshold * 100, r->arms[i].spec);
-		else if (c->outcome == COMPARE_TOO_FEW)
+	for (i = 0; i < n; i++)
+		if (r->arms[i].nr_ok < 2)
 			at = append(buf, len, at, "; %s had too few successful runs",
 				    r->arms[i].spec);
-		else
-			at = append(buf, len, at,
-				    "; no difference from %s at %d%% confidence (p=%.3g)",
-				    r->arms[i].spec, conf, c->p);
-	}
 }
 
 /* An arm's THP counts over its successful runs, and its merged histogram. */
@@ -446,8 +492,10 @@ void compare_write_svg(FILE *out, const struct compare_report *r)
 			lo = fmin(lo, r->runs[k].value);
 			hi = fmax(hi, r->runs[k].value);
 		}
-	if (lo > hi)
-		lo = 0, hi = 1;
+	if (lo > hi) {
+		lo = 0;
+		hi = 1;
+	}
 	span = hi - lo;
 	if (span <= 0)
 		span = fabs(hi) > 0 ? fabs(hi) * 0.1 : 1;

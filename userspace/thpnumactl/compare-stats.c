@@ -111,7 +111,7 @@ static double binomial(unsigned int n, unsigned int k)
 double compare_rank_test(const double *a, unsigned int na,
 			 const double *b, unsigned int nb)
 {
-	unsigned int n = na + nb, i, j;
+	unsigned int n = na + nb, i, j, k;
 	struct pooled *p;
 	long *rank2, sum2 = 0;
 	double ties = 0, u, mean, var, z, result;
@@ -127,16 +127,15 @@ double compare_rank_test(const double *a, unsigned int na,
 		p[i].value = i < na ? a[i] : b[i - na];
 	}
 	qsort(p, n, sizeof(*p), cmp_pooled);
-	/* Tied runs share the mean of their ranks: (i + 1 + j) / 2, doubled. */
+	/* Runs i..j-1 tie: each has their mean rank, (i + 1 + j) / 2, doubled. */
 	for (i = 0; i < n; i = j) {
 		for (j = i + 1; j < n && p[j].value == p[i].value; j++)
 			;
 		ties += pow(j - i, 3) - (j - i);
-		while (i < j) {
-			rank2[i] = i + 1 + j;	/* first + last rank */
-			if (p[i].from_a)
-				sum2 += rank2[i];
-			i++;
+		for (k = i; k < j; k++) {
+			rank2[k] = i + 1 + j;
+			if (p[k].from_a)
+				sum2 += rank2[k];
 		}
 	}
 	if (binomial(n, na) <= EXACT_SPLITS) {

@@ -68,6 +68,18 @@ TEST(rank_test_ties_and_equal)
 	EXPECT_EQ(1, compare_rank_test(a, 0, b, 4));
 }
 
+/*
+ * Tied runs share their mean rank, whichever side they are on: 4 of the
+ * C(8,4) = 70 splits are as extreme (worked out by enumerating them).
+ */
+TEST(rank_test_ties_share_their_rank)
+{
+	double a[] = { 11, 12, 12, 12 }, b[] = { 10, 10, 11, 10 };
+
+	EXPECT_LT(fabs(compare_rank_test(a, 4, b, 4) - 4.0 / 70), 1e-12);
+	EXPECT_LT(fabs(compare_rank_test(b, 4, a, 4) - 4.0 / 70), 1e-12);
+}
+
 /* 20 against 20 is past the exact limit: the normal approximation. */
 TEST(rank_test_normal_approximation)
 {
@@ -235,6 +247,56 @@ TEST(free_node_no_difference)
 	compare_verdict(verdict, sizeof(verdict), &r);
 	EXPECT_STREQ("no difference at 95% confidence between kernel, strict-local and local-then-remote (5 rounds)",
 		     verdict);
+	free(r.pair);
+}
+
+/* A policy with one successful run is neither best nor "no difference". */
+TEST(verdict_leaves_out_policies_without_runs)
+{
+	double value[3][5] = {
+		{ 3.0, 3.1, 2.9, 3.05, 3.0 },
+		{ 1.0, 1.0, 1.0, 1.0, 1.0 },
+		{ 6.0, 6.2, 5.9, 6.1, 6.3 },
+	};
+	struct compare_arm arms[3];
+	struct compare_run runs[15];
+	struct compare_report r;
+	char verdict[2048];
+	unsigned int k, kept = 0;
+
+	fill_report(&r, arms, runs, value);
+	for (k = 0; k < 15; k++)
+		if (runs[k].arm == 1 && kept++)
+			runs[k].ok = false;
+	compare_analyze(&r);
+	EXPECT_EQ(0, r.best);
+	compare_verdict(verdict, sizeof(verdict), &r);
+	EXPECT_NE(NULL, strstr(verdict, "kernel is fastest: 0."));
+	EXPECT_NE(NULL, strstr(verdict, "local-then-remote's time"));
+	EXPECT_NE(NULL, strstr(verdict, "; strict-local had too few successful runs"));
+	EXPECT_EQ(NULL, strstr(verdict, "no difference"));
+	free(r.pair);
+}
+
+/* The best median beats nobody, but two others differ: said, not hidden. */
+TEST(verdict_names_a_difference_between_others)
+{
+	double value[3][5] = {
+		{ 0.5, 1, 2, 5, 6 },
+		{ 2.1, 2.2, 2.3, 2.4, 2.5 },
+		{ 2.6, 2.7, 2.8, 2.9, 3.0 },
+	};
+	struct compare_arm arms[3];
+	struct compare_run runs[15];
+	struct compare_report r;
+	char verdict[2048];
+
+	fill_report(&r, arms, runs, value);
+	compare_analyze(&r);
+	EXPECT_EQ(0, r.best);
+	compare_verdict(verdict, sizeof(verdict), &r);
+	EXPECT_NE(NULL, strstr(verdict, "no policy is faster than every other at 95% confidence"));
+	EXPECT_NE(NULL, strstr(verdict, "; strict-local is faster than local-then-remote: 0.821x"));
 	free(r.pair);
 }
 
