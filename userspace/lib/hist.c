@@ -238,6 +238,16 @@ int hist_select_node(struct thpnuma_hist *h, int node)
 	return 0;
 }
 
+void hist_counts_add(struct hist_counts *to, const struct hist_counts *from)
+{
+	unsigned int b;
+
+	to->count += from->count;
+	to->sum_ns += from->sum_ns;
+	for (b = 0; b < THPNUMA_HIST_BUCKETS; b++)
+		to->bucket[b] += from->bucket[b];
+}
+
 int hist_percentile(const struct hist_counts *hc, unsigned int pct)
 {
 	/* ceil(count * pct / 100) without overflowing 64 bits. */

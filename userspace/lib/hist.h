@@ -51,6 +51,8 @@ uint64_t hist_lower(unsigned int b);
  * is an upper bound of the percentile. -1 if @hc is empty.
  */
 int hist_percentile(const struct hist_counts *hc, unsigned int pct);
+/* Add @from's count, sum and buckets to @to. */
+void hist_counts_add(struct hist_counts *to, const struct hist_counts *from);
 /* The highest non-empty bucket; -1 if @hc is empty. */
 int hist_max_bucket(const struct hist_counts *hc);
 

@@ -650,7 +650,7 @@ static double now_s(void)
 static int read_run_stats(const char *path, struct compare_run *run)
 {
 	struct cgroup_stats cs;
-	unsigned int i, o, b;
+	unsigned int i, o;
 	int ret;
 
 	ret = read_cgroup_stats(&cs);
@@ -662,12 +662,8 @@ static int read_run_stats(const char *path, struct compare_run *run)
 		if (strcmp(row->path, path))
 			continue;
 		memcpy(run->counter, row->counter, sizeof(run->counter));
-		for (o = 0; o < THPNUMA_NR_HIST_OUTCOMES; o++) {
-			run->alloc.count += row->hist[o].count;
-			run->alloc.sum_ns += row->hist[o].sum_ns;
-			for (b = 0; b < THPNUMA_HIST_BUCKETS; b++)
-				run->alloc.bucket[b] += row->hist[o].bucket[b];
-		}
+		for (o = 0; o < THPNUMA_NR_HIST_OUTCOMES; o++)
+			hist_counts_add(&run->alloc, &row->hist[o]);
 	}
 	cgroup_stats_free(&cs);
 	return 0;
@@ -701,8 +697,15 @@ static int run_once(const struct compare_report *r, const struct cgroups *cg,
 		remove_cgroup(dir);
 		return ret;
 	}
-	if (pipe2(out_pipe, O_CLOEXEC) || pipe2(err_pipe, O_CLOEXEC)) {
+	if (pipe2(out_pipe, O_CLOEXEC)) {
 		error("pipe: %s", strerror(errno));
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	if (pipe2(err_pipe, O_CLOEXEC)) {
+		error("pipe: %s", strerror(errno));
+		close(out_pipe[0]);
+		close(out_pipe[1]);
 		ret = EXIT_FAIL;
 		goto out;
 	}
@@ -712,6 +715,10 @@ static int run_once(const struct compare_report *r, const struct cgroups *cg,
 	pid = fork();
 	if (pid < 0) {
 		error("fork: %s", strerror(errno));
+		close(out_pipe[0]);
+		close(out_pipe[1]);
+		close(err_pipe[0]);
+		close(err_pipe[1]);
 		ret = EXIT_FAIL;
 		goto out;
 	}

@@ -208,7 +208,7 @@ static void arm_totals(const struct compare_report *r, unsigned int arm,
 		       uint64_t *counter, uint64_t *system,
 		       struct hist_counts *alloc)
 {
-	unsigned int i, c, b;
+	unsigned int i, c;
 
 	memset(counter, 0, THPNUMA_NR_CGROUP_COUNTERS * sizeof(*counter));
 	memset(system, 0, COMPARE_NR_SYSTEM * sizeof(*system));
@@ -222,10 +222,7 @@ static void arm_totals(const struct compare_report *r, unsigned int arm,
 			counter[c] += run->counter[c];
 		for (c = 0; c < COMPARE_NR_SYSTEM; c++)
 			system[c] += run->system[c];
-		alloc->count += run->alloc.count;
-		alloc->sum_ns += run->alloc.sum_ns;
-		for (b = 0; b < THPNUMA_HIST_BUCKETS; b++)
-			alloc->bucket[b] += run->alloc.bucket[b];
+		hist_counts_add(alloc, &run->alloc);
 	}
 }
 
