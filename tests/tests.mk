@@ -51,10 +51,14 @@ $(BUILD)/%/conformance/selftests/LIST: $(TOP)/tools/build/conformance-selftests.
 	$(TOP)/tools/build/conformance-selftests.sh $* $(BUILD)/$*/conformance
 
 # Every supported kernel: the whole MANIFEST on FULL_KERNELS (kernels.mk),
-# its `core` lines on the others.
+# its `core` lines on the others. STRESS_FOLLOWS=1 (make check with
+# CHECK_STRESS) leaves out, on STRESS_KERNELS, the quick forms that
+# check-stress runs long right after.
 check-vm: initramfs
 	python3 $(TOP)/tools/vm/harness.py --self-test --kernels $(SUPPORTED_KERNELS) \
-		$(if $(CORE_KERNELS),--core-kernels $(CORE_KERNELS))
+		$(if $(CORE_KERNELS),--core-kernels $(CORE_KERNELS)) \
+		$(if $(STRESS_FOLLOWS),--long-forms $(TOP)/tests/guest/MANIFEST.stress \
+			--long-form-kernels $(STRESS_KERNELS))
 
 # Long forms of the safety tests (tests/guest/MANIFEST.stress), on
 # STRESS_KERNELS.

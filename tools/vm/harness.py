@@ -106,6 +106,14 @@ def read_manifest(path):
     return entries
 
 
+def quick_forms_replaced(manifest, long_manifest):
+    """The entries of manifest that a line of long_manifest replaces: the
+    same program on the same topology (its long form runs later in the
+    same make check, so the quick form would only repeat part of it)."""
+    longer = {(e[0], test_command(e[2])[0]) for e in long_manifest}
+    return [e for e in manifest if (e[0], test_command(e[2])[0]) in longer]
+
+
 def test_command(name):
     """A test's program and its NAME=value environment, from its name."""
     words = shlex.split(name)
@@ -560,6 +568,10 @@ def main():
                     help="of --kernels, those that run only the manifest's core lines")
     ap.add_argument("--manifest", default=os.path.join(TOP, "tests", "guest", "MANIFEST"))
     ap.add_argument("--only", help="run only tests whose name contains this")
+    ap.add_argument("--long-forms", metavar="MANIFEST",
+                    help="on --long-form-kernels, leave out the tests this manifest "
+                    "has a long form of (same program and topology): they run next")
+    ap.add_argument("--long-form-kernels", nargs="+", default=[])
     ap.add_argument("--self-test", action="store_true")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--logs", default=os.path.join(BUILD, "vm-logs"))
@@ -571,15 +583,23 @@ def main():
     unknown = set(args.core_kernels) - set(args.kernels)
     if unknown:
         ap.error("--core-kernels not in --kernels: " + " ".join(sorted(unknown)))
+    replaced = []
+    if args.long_forms:
+        replaced = quick_forms_replaced(manifest, read_manifest(args.long_forms))
+        print("left to %s's long forms on %s: %s" % (
+            os.path.basename(args.long_forms), " ".join(args.long_form_kernels),
+            ", ".join(sorted({e[2] for e in replaced}))), flush=True)
     boots = []
     for kver in args.kernels:
         core_only = kver in args.core_kernels
+        skip = replaced if kver in args.long_form_kernels else []
         for topo in TOPOLOGIES:
             for zram in (False, True):
                 for boot in sorted({e[5] for e in manifest}):
                     tests = [(n, l) for t, l, n, z, c, b in manifest
                              if t == topo and z == zram and b == boot
-                             and (c or not core_only)]
+                             and (c or not core_only)
+                             and (t, l, n, z, c, b) not in skip]
                     if tests:
                         boots.append((kver, topo, tests, zram, boot))
 

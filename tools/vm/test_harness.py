@@ -132,6 +132,26 @@ class Hang(unittest.TestCase):
         self.assertIn("thp-kinds is stuck", self.progress.hang())
 
 
+class LongForms(unittest.TestCase):
+    def manifest(self, text):
+        with tempfile.NamedTemporaryFile("w", suffix=".manifest", delete=False) as f:
+            f.write(text)
+        self.addCleanup(os.unlink, f.name)
+        return harness.read_manifest(f.name)
+
+    def test_same_program_and_topology_is_replaced(self):
+        quick = self.manifest("4n 600 stress STRESS_CHANGES=1000 core\n"
+                              "2n 600 placement 'TEST_ARGS=-V x' zram core\n"
+                              "2n 300 fuzz core\n"
+                              "2n 60 smoke.sh core\n")
+        long = self.manifest("4n 1500 stress STRESS_CHANGES=4000\n"
+                             "4n 600 placement zram\n"
+                             "2n 900 fuzz FUZZ_INPUTS=5000\n")
+        names = [e[2] for e in harness.quick_forms_replaced(quick, long)]
+        # placement's long form is on 4 nodes: the 2-node quick form stays.
+        self.assertEqual(["stress STRESS_CHANGES=1000", "fuzz"], names)
+
+
 if __name__ == "__main__":
     result = unittest.main(exit=False, verbosity=1).result
     failed = len(result.failures) + len(result.errors)
