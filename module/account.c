@@ -50,7 +50,7 @@ static void pending_release(struct pending_fallback *p)
 		kfree(p);
 }
 
-struct thpnuma_fault_record thpnuma_fault_record(int node, u32 config,
+struct thpnuma_fault_record thpnuma_fault_record(int node, u64 config,
 						 bool overridden,
 						 enum thpnuma_action action,
 						 unsigned int kind,
@@ -63,6 +63,7 @@ struct thpnuma_fault_record thpnuma_fault_record(int node, u32 config,
 		.nid		= NUMA_NO_NODE,
 		.policy		= cfg.policy,
 		.zone_reclaim	= cfg.zone_reclaim,
+		.budget_us	= cfg.budget_us,
 		.override	= overridden,
 		.action		= action,
 		.result		= THPNUMA_RESULT_NONE,
@@ -83,7 +84,7 @@ void thpnuma_record_result(struct thpnuma_fault_record *r,
 					THPNUMA_RESULT_REMOTE;
 }
 
-void notrace thpnuma_trace_passthrough(int node, u32 config, bool overridden,
+void notrace thpnuma_trace_passthrough(int node, u64 config, bool overridden,
 				       const struct thpnuma_fault *fault,
 				       unsigned int order)
 {

@@ -9,7 +9,7 @@
 #include "thpnuma.h"
 
 /* A THP fault's record before its allocation: who, where, what rules. */
-struct thpnuma_fault_record thpnuma_fault_record(int node, u32 config,
+struct thpnuma_fault_record thpnuma_fault_record(int node, u64 config,
 						 bool overridden,
 						 enum thpnuma_action action,
 						 unsigned int kind,
@@ -31,7 +31,7 @@ void thpnuma_account_attempt(const struct thpnuma_fault_record *r,
 void thpnuma_pending_end(struct task_struct *task);
 
 /* The trace event of a THP fault left to the kernel (@fault's reason). */
-void thpnuma_trace_passthrough(int node, u32 config, bool overridden,
+void thpnuma_trace_passthrough(int node, u64 config, bool overridden,
 			       const struct thpnuma_fault *fault,
 			       unsigned int order);
 

@@ -40,15 +40,11 @@ static struct thpnuma_thp *alloc_strict_local(gfp_t gfp, int order, int local)
 	return thpnuma_thp_alloc(gfp | __GFP_THISNODE, order, local, NULL);
 }
 
-static struct thpnuma_thp *alloc_local_then_remote(gfp_t gfp, int order,
-						   int local,
-						   unsigned int zone_reclaim,
-						   struct inflight_alloc *inflight)
+/* The local attempt's gfp: the effort @zone_reclaim allows. */
+static gfp_t local_gfp(gfp_t gfp, int order, unsigned int zone_reclaim)
 {
 	struct thpnuma_local_effort effort = thpnuma_local_effort(zone_reclaim);
 	gfp_t local_gfp = gfp | __GFP_THISNODE;
-	struct thpnuma_thp *thp = NULL;
-	nodemask_t remote;
 
 	/*
 	 * Without reclaim bits: compaction only. For orders up to
@@ -65,24 +61,114 @@ static struct thpnuma_thp *alloc_local_then_remote(gfp_t gfp, int order,
 		local_gfp &= ~__GFP_NORETRY;
 	if (!effort.wake_kswapd)
 		local_gfp &= ~__GFP_KSWAPD_RECLAIM;
+	return local_gfp;
+}
 
-	if (node_isset(local, cpuset_current_mems_allowed)) {
-		inflight->local_effort = zone_reclaim;
-		thp = thpnuma_thp_alloc(local_gfp, order, local, NULL);
-		inflight->local_effort = NO_LOCAL_ATTEMPT;
-		if (thp) {
-			inflight->record.local_attempt = THPNUMA_LOCAL_SUCCEEDED;
-			return thp;
-		}
-		inflight->record.local_attempt = THPNUMA_LOCAL_FAILED;
-	}
+/*
+ * The budget policy's try on a node over its budget: free lists only. No
+ * compaction, reclaim or kswapd wake-up, which in a swap storm would only
+ * feed it.
+ */
+static gfp_t cheap_local_gfp(gfp_t gfp)
+{
+	return (gfp | __GFP_THISNODE | __GFP_NORETRY | __GFP_NOWARN) &
+	       ~(__GFP_DIRECT_RECLAIM | __GFP_KSWAPD_RECLAIM);
+}
 
-	/* The local zonelist minus the local node: remote nodes by distance. */
+/*
+ * The local attempt of local-then-remote and budget, with @local_gfp and
+ * the reclaim hook held to @zone_reclaim; its time goes in the record.
+ */
+static struct thpnuma_thp *try_local(gfp_t local_gfp, int order, int local,
+				     int zone_reclaim,
+				     struct inflight_alloc *inflight)
+{
+	struct thpnuma_fault_record *record = &inflight->record;
+	struct thpnuma_thp *thp;
+	u64 start = ktime_get_ns();
+
+	inflight->local_effort = zone_reclaim;
+	thp = thpnuma_thp_alloc(local_gfp, order, local, NULL);
+	inflight->local_effort = NO_LOCAL_ATTEMPT;
+	record->local_ns = ktime_get_ns() - start;
+	record->local_attempt = thp ? THPNUMA_LOCAL_SUCCEEDED :
+				      THPNUMA_LOCAL_FAILED;
+	return thp;
+}
+
+/* The local zonelist minus the local node: remote nodes by distance. */
+static struct thpnuma_thp *alloc_remote(gfp_t gfp, int order, int local)
+{
+	nodemask_t remote;
+
 	nodes_and(remote, cpuset_current_mems_allowed, node_states[N_MEMORY]);
 	node_clear(local, remote);
 	if (nodes_empty(remote))
 		return NULL;
 	return thpnuma_thp_alloc(gfp, order, local, &remote);
+}
+
+static struct thpnuma_thp *alloc_local_then_remote(gfp_t gfp, int order,
+						   int local,
+						   unsigned int zone_reclaim,
+						   struct inflight_alloc *inflight)
+{
+	struct thpnuma_thp *thp = NULL;
+
+	if (node_isset(local, cpuset_current_mems_allowed))
+		thp = try_local(local_gfp(gfp, order, zone_reclaim), order,
+				local, zone_reclaim, inflight);
+	return thp ?: alloc_remote(gfp, order, local);
+}
+
+/*
+ * local-then-remote while the node's recent effortful local attempts cost
+ * no more than the budget; over it, a cheap local try, and now and then a
+ * probe with the full effort to notice recovery (budget.h). The state is
+ * re-read after the attempt, which may have slept in reclaim; no lock: a
+ * lost update only moves a probe by a few faults.
+ */
+static struct thpnuma_thp *alloc_budget(gfp_t gfp, int order, int local,
+					unsigned int zone_reclaim,
+					struct inflight_alloc *inflight)
+{
+	struct thpnuma_fault_record *record = &inflight->record;
+	u64 budget_ns = (u64)record->budget_us * NSEC_PER_USEC;
+	u64 *word = thpnuma_budget_word(local);
+	u64 old = READ_ONCE(*word), now;
+	struct thpnuma_budget b = thpnuma_budget_unpack(old);
+	struct thpnuma_thp *thp = NULL;
+	bool effort;
+
+	if (!node_isset(local, cpuset_current_mems_allowed))
+		return alloc_remote(gfp, order, local);
+
+	record->budget = thpnuma_budget_decide(&b, budget_ns);
+	if (record->budget != THPNUMA_BD_EFFORT)
+		WRITE_ONCE(*word, thpnuma_budget_pack(b));
+	if (record->budget == THPNUMA_BD_SKIP) {
+		thpnuma_count(local, THPNUMA_BUDGET_SKIP, 1);
+		thp = try_local(cheap_local_gfp(gfp), order, local, 0,
+				inflight);
+		return thp ?: alloc_remote(gfp, order, local);
+	}
+
+	thp = try_local(local_gfp(gfp, order, zone_reclaim), order, local,
+			zone_reclaim, inflight);
+	/*
+	 * The probes count and time the local attempt's compaction and
+	 * reclaim: it runs first. Their time is the sample, without the
+	 * zeroing of a THP that a remote one would cost as well.
+	 */
+	effort = record->compact_stall || record->reclaim_stall;
+	old = READ_ONCE(*word);
+	b = thpnuma_budget_unpack(old);
+	thpnuma_budget_update(&b, record->budget, effort, thp,
+			      record->effort_ns, budget_ns);
+	now = thpnuma_budget_pack(b);
+	if (now != old)
+		WRITE_ONCE(*word, now);
+	return thp ?: alloc_remote(gfp, order, local);
 }
 
 /* The kernel's own allocation, for the kernel policy. */
@@ -106,6 +192,8 @@ static unsigned int action_policy(enum thpnuma_action action)
 		return THPNUMA_POLICY_STRICT_LOCAL;
 	case THPNUMA_ACT_LOCAL_THEN_REMOTE:
 		return THPNUMA_POLICY_LOCAL_THEN_REMOTE;
+	case THPNUMA_ACT_BUDGET:
+		return THPNUMA_POLICY_BUDGET;
 	case THPNUMA_ACT_IGNORE:
 	case THPNUMA_ACT_PASSTHROUGH:
 	case THPNUMA_ACT_COUNT_ONLY:
@@ -123,7 +211,7 @@ static struct thpnuma_thp *hooked_alloc(gfp_t gfp, unsigned long decided,
 	unsigned int kind = (decided >> DECIDED_KIND_SHIFT) & DECIDED_KIND_MASK;
 	int local = decided >> DECIDED_NODE_SHIFT;
 	struct inflight_alloc inflight = {
-		.record = thpnuma_fault_record(local, (u32)decided,
+		.record = thpnuma_fault_record(local, decided,
 					       decided & DECIDED_BY_OVERRIDE,
 					       action, kind, order),
 	};
@@ -147,6 +235,10 @@ static struct thpnuma_thp *hooked_alloc(gfp_t gfp, unsigned long decided,
 					      local, record->zone_reclaim,
 					      &inflight);
 		break;
+	case THPNUMA_ACT_BUDGET:
+		thp = alloc_budget(bounded_gfp(gfp, order), order, local,
+				   record->zone_reclaim, &inflight);
+		break;
 	case THPNUMA_ACT_COUNT_ONLY:
 		thp = kernel_alloc(kind, gfp, order, arg2, arg3, arg4, arg5);
 		break;
@@ -157,6 +249,8 @@ static struct thpnuma_thp *hooked_alloc(gfp_t gfp, unsigned long decided,
 	}
 
 	record->alloc_ns = ktime_get_ns() - start;
+	if (action == THPNUMA_ACT_STRICT_LOCAL)
+		record->local_ns = record->alloc_ns;
 	thpnuma_record_result(record, thp);
 	trace_thp_fault(record);
 	/* The anonymous PMD fault makes one attempt; its fallback is final. */
@@ -201,6 +295,14 @@ thpnuma_alloc_local_then_remote(gfp_t gfp, unsigned long decided,
 			    THPNUMA_ACT_LOCAL_THEN_REMOTE);
 }
 
+static struct thpnuma_thp *
+thpnuma_alloc_budget(gfp_t gfp, unsigned long decided, unsigned long arg2,
+		     unsigned long arg3, unsigned long arg4, unsigned long arg5)
+{
+	return hooked_alloc(gfp, decided, arg2, arg3, arg4, arg5,
+			    THPNUMA_ACT_BUDGET);
+}
+
 unsigned long thpnuma_replacement(enum thpnuma_action action)
 {
 	switch (action) {
@@ -210,6 +312,8 @@ unsigned long thpnuma_replacement(enum thpnuma_action action)
 		return (unsigned long)thpnuma_alloc_strict_local;
 	case THPNUMA_ACT_LOCAL_THEN_REMOTE:
 		return (unsigned long)thpnuma_alloc_local_then_remote;
+	case THPNUMA_ACT_BUDGET:
+		return (unsigned long)thpnuma_alloc_budget;
 	case THPNUMA_ACT_IGNORE:
 	case THPNUMA_ACT_PASSTHROUGH:
 		break;

@@ -24,17 +24,21 @@
 #define DECIDED_KIND_SHIFT	29
 #define DECIDED_KIND_MASK	0x3u
 #define DECIDED_BY_OVERRIDE	(1u << 31)
-#define DECIDED_NODE_SHIFT	32
+/* Bits 32-51 are the config word's budget_us. */
+#define DECIDED_NODE_SHIFT	52
 
 static_assert(THPNUMA_NR_KINDS <= DECIDED_KIND_MASK + 1);
 static_assert(THPNUMA_MAX_THP_ORDER <= DECIDED_ORDER_MASK);
+static_assert(CFG_BUDGET_SHIFT + 20 <= DECIDED_NODE_SHIFT);
+static_assert(MAX_NUMNODES <= 1ul << (64 - DECIDED_NODE_SHIFT));
 
-static inline unsigned long thpnuma_decided(u32 config, unsigned int order,
+static inline unsigned long thpnuma_decided(u64 config, unsigned int order,
 					    unsigned int kind, bool overridden,
 					    bool by_cgroup, int node)
 {
-	config &= ~THPNUMA_CFG_LOOKUPS;
-	config |= order << DECIDED_ORDER_SHIFT | kind << DECIDED_KIND_SHIFT;
+	config &= ~(u64)THPNUMA_CFG_LOOKUPS;	/* not the budget above */
+	config |= (u64)order << DECIDED_ORDER_SHIFT |
+		  (u64)kind << DECIDED_KIND_SHIFT;
 	if (overridden)
 		config |= DECIDED_BY_OVERRIDE;
 	if (by_cgroup)

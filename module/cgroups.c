@@ -38,7 +38,7 @@
 struct cgroup_setting {
 	struct hlist_node node;
 	struct cgroup *cgrp;	/* referenced */
-	u32 config;		/* policy and zone_reclaim, packed */
+	u64 config;		/* policy and zone_reclaim, packed */
 	struct rcu_head rcu;
 	atomic64_t passthrough;
 	/* As counters.h lays out one node's histograms. */
@@ -169,10 +169,10 @@ static struct cgroup_setting *current_setting(void)
 }
 
 /* Fault path, called only while some setting exists. */
-u32 thpnuma_cgroup_config(u32 global, bool *overridden)
+u64 thpnuma_cgroup_config(u64 global, bool *overridden)
 {
 	struct cgroup_setting *s;
-	u32 word = global;
+	u64 word = global;
 
 	rcu_read_lock();
 	s = current_setting();

@@ -13,7 +13,7 @@
 #include <linux/string.h>
 #include "thpnuma.h"
 
-u32 thpnuma_config_word = THPNUMA_CFG_DEFAULT;
+u64 thpnuma_config_word = THPNUMA_CFG_DEFAULT;
 
 /*
  * Change one setting; readers see the old or the new word, whole. cmpxchg
@@ -22,7 +22,7 @@ u32 thpnuma_config_word = THPNUMA_CFG_DEFAULT;
 void thpnuma_config_update(enum thpnuma_setting_id id, unsigned int value)
 {
 	struct thpnuma_config cfg;
-	u32 old, new;
+	u64 old, new;
 
 	do {
 		old = READ_ONCE(thpnuma_config_word);
@@ -32,9 +32,9 @@ void thpnuma_config_update(enum thpnuma_setting_id id, unsigned int value)
 	} while (cmpxchg(&thpnuma_config_word, old, new) != old);
 }
 
-void thpnuma_config_set_lookup(u32 flag, bool present)
+void thpnuma_config_set_lookup(u64 flag, bool present)
 {
-	u32 old, new;
+	u64 old, new;
 
 	do {
 		old = READ_ONCE(thpnuma_config_word);
@@ -64,9 +64,9 @@ static int setting_param_set(const char *val, const struct kernel_param *kp)
 
 	if (len > THPNUMA_MAX_WRITE ||
 	    thpnuma_parse_setting(s, val, len, &value)) {
-		pr_err_ratelimited("invalid %s '%.*s'%s\n", s->name,
+		pr_err_ratelimited("invalid %s '%.*s'%s%s\n", s->name,
 				   (int)min_t(size_t, strcspn(val, "\n"), 64), val,
-				   s->choices ? "" : ": expected 0-7");
+				   s->range ? ": expected " : "", s->range ?: "");
 		return -EINVAL;
 	}
 	thpnuma_config_update(s->id, value);
@@ -80,9 +80,14 @@ static int setting_param_get(char *buf, const struct kernel_param *kp)
 	struct thpnuma_config cfg = thpnuma_config_get();
 	unsigned int value = thpnuma_config_get_field(&cfg, s->id);
 
-	if (!s->choices)
-		return sprintf(buf, "%u\n", value);
-	return sprintf(buf, "%s\n", s->choices[value]);
+	switch (s->kind) {
+	case THPNUMA_SETTING_CHOICE:
+		return sprintf(buf, "%s\n", s->choices[value]);
+	case THPNUMA_SETTING_BITS:
+	case THPNUMA_SETTING_MICROSECONDS:
+		break;
+	}
+	return sprintf(buf, "%u\n", value);
 }
 
 static const struct kernel_param_ops setting_param_ops = {
@@ -97,15 +102,19 @@ static const struct kernel_param_ops setting_param_ops = {
 
 SETTING_PARAM(policy, THPNUMA_SETTING_POLICY);
 MODULE_PARM_DESC(policy,
-		 "THP fault placement: kernel (default), strict-local or local-then-remote");
+		 "THP fault placement: kernel (default), strict-local, local-then-remote or budget");
 
 SETTING_PARAM(zone_reclaim, THPNUMA_SETTING_ZONE_RECLAIM);
 MODULE_PARM_DESC(zone_reclaim,
-		 "Local effort of local-then-remote before going remote, a sum of: 1 reclaim clean page cache, 2 enter the filesystem, 4 swap (default 0: compaction only)");
+		 "Local effort of local-then-remote and budget before going remote, a sum of: 1 reclaim clean page cache, 2 enter the filesystem, 4 swap (default 0: compaction only)");
 
 SETTING_PARAM(scope, THPNUMA_SETTING_SCOPE);
 MODULE_PARM_DESC(scope,
 		 "Which THP faults the policy covers: all (default) or madvise");
+
+SETTING_PARAM(budget_us, THPNUMA_SETTING_BUDGET_US);
+MODULE_PARM_DESC(budget_us,
+		 "The budget policy's bound on a local attempt that needs compaction or reclaim, in microseconds, 1-1000000 (default 1000): a node whose recent ones cost more gets a cheap local try, then remote");
 
 SETTING_PARAM(coverage, THPNUMA_SETTING_COVERAGE);
 MODULE_PARM_DESC(coverage,

@@ -18,6 +18,7 @@ u64 __percpu *thpnuma_counters;
 u64 __percpu *thpnuma_policy_counters;
 u64 __percpu **thpnuma_hist;
 u64 __percpu **thpnuma_orders;
+u64 *thpnuma_budget_state;
 
 struct counter_set {
 	u64 __percpu **pcp;
@@ -121,8 +122,16 @@ int thpnuma_counters_init(void)
 	err = node_sets_init(&order_sets);
 	if (err)
 		goto err_hist;
+	thpnuma_budget_state = kcalloc(nr_node_ids, SMP_CACHE_BYTES,
+				       GFP_KERNEL);
+	if (!thpnuma_budget_state) {
+		err = -ENOMEM;
+		goto err_orders;
+	}
 	return 0;
 
+err_orders:
+	node_sets_exit(&order_sets);
 err_hist:
 	node_sets_exit(&hist_sets);
 err_policy:
@@ -134,6 +143,7 @@ err_node:
 
 void thpnuma_counters_exit(void)
 {
+	kfree(thpnuma_budget_state);
 	node_sets_exit(&order_sets);
 	node_sets_exit(&hist_sets);
 	counter_set_exit(&policy_set);
@@ -250,6 +260,18 @@ void thpnuma_node_orders_read(int nid, u64 out[THPNUMA_ORDERS_PER_NODE])
 	mutex_lock(&thpnuma_counters_lock);
 	counter_set_read(&order_sets.sets[nid], out);
 	mutex_unlock(&thpnuma_counters_lock);
+}
+
+/* estimate_ns, budget_ns (the global budget), probe_period, since_probe. */
+void thpnuma_node_budget_read(int nid, u64 out[THPNUMA_BUDGET_COLUMNS])
+{
+	struct thpnuma_budget b =
+		thpnuma_budget_unpack(READ_ONCE(*thpnuma_budget_word(nid)));
+
+	out[0] = b.est_ns;
+	out[1] = (u64)thpnuma_config_get().budget_us * NSEC_PER_USEC;
+	out[2] = thpnuma_budget_period(b);
+	out[3] = b.since;
 }
 
 /* Every counter, the per-cgroup ones (cgroups.c) too. */

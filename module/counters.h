@@ -23,7 +23,8 @@
 	C(COMPACT_FAIL,	   compact_fail,    "Direct compactions that did not yield a huge page.") \
 	C(RECLAIM_STALL,   reclaim_stall,   "Direct reclaim attempts during THP faults.") \
 	C(RECLAIM_PAGES,   reclaim_pages,   "Pages reclaimed during THP faults.") \
-	C(ALLOC_NS,	   alloc_ns,	    "Time spent allocating THPs.")
+	C(ALLOC_NS,	   alloc_ns,	    "Time spent allocating THPs.") \
+	C(BUDGET_SKIP,	   budget_skip,	    "Local attempts of the budget policy that skipped compaction and reclaim: the node's recent ones cost more than the budget.")
 
 /* Per policy: the columns of the policies file after "policy tasks". */
 #define THPNUMA_POLICY_COUNTERS(C)					\

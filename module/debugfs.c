@@ -71,8 +71,9 @@ static ssize_t setting_write(struct file *file, const char __user *ubuf,
 	if (ret < 0)
 		return ret;
 	if (thpnuma_parse_setting(s, kbuf, count, &value)) {
-		pr_info_ratelimited("%s: invalid value refused%s\n", s->name,
-				    s->choices ? "" : " (0-7)");
+		pr_info_ratelimited("%s: invalid value refused%s%s%s\n",
+				    s->name, s->range ? " (" : "",
+				    s->range ?: "", s->range ? ")" : "");
 		return -EINVAL;
 	}
 	thpnuma_config_update(s->id, value);
@@ -261,6 +262,20 @@ static int orders_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(orders);
 
+static int budget_show(struct seq_file *m, void *v)
+{
+	u64 row[THPNUMA_BUDGET_COLUMNS];
+	int nid;
+
+	thpnuma_budget_header(m);
+	for_each_node(nid) {
+		thpnuma_node_budget_read(nid, row);
+		thpnuma_budget_rows(m, nid, row);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(budget);
+
 static int version_show(struct seq_file *m, void *v)
 {
 	thpnuma_version_show(m);
@@ -298,6 +313,7 @@ static const struct thpnuma_debugfs_file thpnuma_files[] = {
 	{ "policies",		0400, &policies_fops,		NULL },
 	{ "hist",		0400, &hist_fops,		NULL },
 	{ "orders",		0400, &orders_fops,		NULL },
+	{ "budget",		0400, &budget_fops,		NULL },
 	{ "version",		0400, &version_fops,		NULL },
 };
 

@@ -41,10 +41,10 @@ unsigned long thpnuma_text_size __read_mostly;
  * The configuration of a task that may have an override or be in a cgroup
  * with a setting: its own override first, then its cgroup's.
  */
-static noinline u32 looked_up_config(u32 word, bool *overridden,
+static noinline u64 looked_up_config(u64 word, bool *overridden,
 				     bool *by_cgroup)
 {
-	u32 config;
+	u64 config;
 
 	if (word & THPNUMA_CFG_OVERRIDES) {
 		config = thpnuma_task_config(word, overridden);
@@ -63,9 +63,9 @@ static noinline u32 looked_up_config(u32 word, bool *overridden,
  * The configuration the current task runs under. Without overrides and
  * cgroup settings this is one load of the global word.
  */
-static inline u32 effective_config(bool *overridden, bool *by_cgroup)
+static inline u64 effective_config(bool *overridden, bool *by_cgroup)
 {
-	u32 word = READ_ONCE(thpnuma_config_word);
+	u64 word = READ_ONCE(thpnuma_config_word);
 
 	*overridden = false;
 	*by_cgroup = false;
@@ -87,7 +87,7 @@ static void notrace thpnuma_thp_hook(struct pt_regs *regs,
 	enum thpnuma_action action;
 	bool overridden, by_cgroup;
 	unsigned int policy;
-	u32 config;
+	u64 config;
 	int node;
 
 	fault.pmd_order = order == HPAGE_PMD_ORDER &&
@@ -141,6 +141,7 @@ static void notrace thpnuma_thp_hook(struct pt_regs *regs,
 	case THPNUMA_ACT_COUNT_ONLY:
 	case THPNUMA_ACT_STRICT_LOCAL:
 	case THPNUMA_ACT_LOCAL_THEN_REMOTE:
+	case THPNUMA_ACT_BUDGET:
 		break;
 	}
 	thpnuma_set_arg1(regs, thpnuma_decided(config, order, path->kind,

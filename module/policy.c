@@ -29,6 +29,7 @@ static int thpnuma_scnprintf(char *buf, size_t size, const char *fmt, ...)
 }
 #endif
 
+#include "budget.h"
 #include "counters.h"
 #include "policy.h"
 
@@ -59,6 +60,10 @@ const char *const thpnuma_fault_result_names[THPNUMA_NR_FAULT_RESULTS] = {
 
 const char *const thpnuma_local_attempt_names[THPNUMA_NR_LOCAL_ATTEMPTS] = {
 	THPNUMA_LOCAL_ATTEMPTS(THPNUMA_EM_NAME, THPNUMA_EM_NAME)
+};
+
+const char *const thpnuma_budget_decision_names[THPNUMA_NR_BUDGET_DECISIONS] = {
+	THPNUMA_BUDGET_DECISIONS(THPNUMA_EM_NAME, THPNUMA_EM_NAME)
 };
 
 const char *const thpnuma_kind_names[THPNUMA_NR_KINDS] = {
@@ -110,24 +115,35 @@ const struct thpnuma_setting thpnuma_settings[THPNUMA_NR_SETTINGS] = {
 	[THPNUMA_SETTING_POLICY] = {
 		.id		= THPNUMA_SETTING_POLICY,
 		.name		= "policy",
+		.kind		= THPNUMA_SETTING_CHOICE,
 		.choices	= thpnuma_policy_names,
 		.nr_choices	= THPNUMA_NR_POLICIES,
 	},
 	[THPNUMA_SETTING_ZONE_RECLAIM] = {
 		.id		= THPNUMA_SETTING_ZONE_RECLAIM,
 		.name		= "zone_reclaim",
+		.kind		= THPNUMA_SETTING_BITS,
+		.range		= "0-7",
 	},
 	[THPNUMA_SETTING_SCOPE] = {
 		.id		= THPNUMA_SETTING_SCOPE,
 		.name		= "scope",
+		.kind		= THPNUMA_SETTING_CHOICE,
 		.choices	= thpnuma_scope_names,
 		.nr_choices	= THPNUMA_NR_SCOPES,
 	},
 	[THPNUMA_SETTING_COVERAGE] = {
 		.id		= THPNUMA_SETTING_COVERAGE,
 		.name		= "coverage",
+		.kind		= THPNUMA_SETTING_CHOICE,
 		.choices	= thpnuma_coverage_names,
 		.nr_choices	= THPNUMA_NR_COVERAGES,
+	},
+	[THPNUMA_SETTING_BUDGET_US] = {
+		.id		= THPNUMA_SETTING_BUDGET_US,
+		.name		= "budget_us",
+		.kind		= THPNUMA_SETTING_MICROSECONDS,
+		.range		= "1-1000000",
 	},
 };
 
@@ -143,6 +159,8 @@ unsigned int thpnuma_config_get_field(const struct thpnuma_config *cfg,
 		return cfg->scope;
 	case THPNUMA_SETTING_COVERAGE:
 		return cfg->coverage;
+	case THPNUMA_SETTING_BUDGET_US:
+		return cfg->budget_us;
 	}
 	return 0;
 }
@@ -163,10 +181,13 @@ void thpnuma_config_set_field(struct thpnuma_config *cfg,
 	case THPNUMA_SETTING_COVERAGE:
 		cfg->coverage = value;
 		break;
+	case THPNUMA_SETTING_BUDGET_US:
+		cfg->budget_us = value;
+		break;
 	}
 }
 
-u32 thpnuma_config_apply_override(u32 global, u32 override)
+u64 thpnuma_config_apply_override(u64 global, u64 override)
 {
 	struct thpnuma_config cfg = thpnuma_config_unpack(global);
 	struct thpnuma_config o = thpnuma_config_unpack(override);
@@ -174,6 +195,8 @@ u32 thpnuma_config_apply_override(u32 global, u32 override)
 	cfg.policy = o.policy;
 	if (o.zone_reclaim != THPNUMA_ZR_INHERIT)
 		cfg.zone_reclaim = o.zone_reclaim;
+	if (o.budget_us != THPNUMA_BUDGET_INHERIT)
+		cfg.budget_us = o.budget_us;
 	return thpnuma_config_pack(&cfg);
 }
 
@@ -199,7 +222,7 @@ bool thpnuma_covers(unsigned int coverage, const struct thpnuma_fault *f)
 	return true;
 }
 
-enum thpnuma_action thpnuma_decide(u32 config, const struct thpnuma_fault *f)
+enum thpnuma_action thpnuma_decide(u64 config, const struct thpnuma_fault *f)
 {
 	struct thpnuma_config cfg = thpnuma_config_unpack(config);
 
@@ -222,13 +245,15 @@ enum thpnuma_action thpnuma_decide(u32 config, const struct thpnuma_fault *f)
 		return THPNUMA_ACT_STRICT_LOCAL;
 	case THPNUMA_POLICY_LOCAL_THEN_REMOTE:
 		return THPNUMA_ACT_LOCAL_THEN_REMOTE;
+	case THPNUMA_POLICY_BUDGET:
+		return THPNUMA_ACT_BUDGET;
 	}
 	/* The kernel policy, and no other value reaches the word. */
 	return THPNUMA_ACT_COUNT_ONLY;
 }
 
 enum thpnuma_passthrough_reason
-thpnuma_passthrough_reason(u32 config, const struct thpnuma_fault *f)
+thpnuma_passthrough_reason(u64 config, const struct thpnuma_fault *f)
 {
 	struct thpnuma_config cfg = thpnuma_config_unpack(config);
 
@@ -338,6 +363,17 @@ static long parse_decimal(const char *s, size_t len, long max)
 		v = v * 10 + (s[i] - '0');
 	}
 	return v <= max ? v : -1;
+}
+
+int thpnuma_parse_budget_us(const char *buf, size_t len, unsigned int *out)
+{
+	long n = strip_newline(buf, len);
+	long us = n < 0 ? -1 : parse_decimal(buf, n, THPNUMA_BUDGET_MAX_US);
+
+	if (us < 0)
+		return -EINVAL;
+	*out = (unsigned int)us;
+	return 0;
 }
 
 /*
@@ -453,16 +489,28 @@ int thpnuma_format_choices(char *buf, size_t size, const char *const *names,
 int thpnuma_parse_setting(const struct thpnuma_setting *s, const char *buf,
 			  size_t len, unsigned int *out)
 {
-	if (!s->choices)
+	switch (s->kind) {
+	case THPNUMA_SETTING_CHOICE:
+		return thpnuma_parse_choice(buf, len, s->choices,
+					    s->nr_choices, out);
+	case THPNUMA_SETTING_BITS:
 		return thpnuma_parse_zone_reclaim(buf, len, out);
-	return thpnuma_parse_choice(buf, len, s->choices, s->nr_choices, out);
+	case THPNUMA_SETTING_MICROSECONDS:
+		break;
+	}
+	return thpnuma_parse_budget_us(buf, len, out);
 }
 
 int thpnuma_format_setting(const struct thpnuma_setting *s,
 			   unsigned int value, char *buf, size_t size)
 {
-	if (!s->choices)
-		return scnprintf(buf, size, "%u\n", value);
-	return thpnuma_format_choices(buf, size, s->choices, s->nr_choices,
-				      value);
+	switch (s->kind) {
+	case THPNUMA_SETTING_CHOICE:
+		return thpnuma_format_choices(buf, size, s->choices,
+					      s->nr_choices, value);
+	case THPNUMA_SETTING_BITS:
+	case THPNUMA_SETTING_MICROSECONDS:
+		break;
+	}
+	return scnprintf(buf, size, "%u\n", value);
 }

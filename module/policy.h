@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <errno.h>
 typedef uint32_t u32;
+typedef uint64_t u64;
 #endif
 #include "counters.h"
 
@@ -29,7 +30,8 @@ typedef uint32_t u32;
 #define THPNUMA_POLICIES(EM, EMe)					\
 	EM(THPNUMA_POLICY_KERNEL,		"kernel")		\
 	EM(THPNUMA_POLICY_STRICT_LOCAL,		"strict-local")		\
-	EMe(THPNUMA_POLICY_LOCAL_THEN_REMOTE,	"local-then-remote")
+	EM(THPNUMA_POLICY_LOCAL_THEN_REMOTE,	"local-then-remote")	\
+	EMe(THPNUMA_POLICY_BUDGET,		"budget")
 
 enum thpnuma_policy {
 	THPNUMA_POLICIES(THPNUMA_EM_ENUM, THPNUMA_EM_ENUM)
@@ -40,7 +42,7 @@ enum {
 						 THPNUMA_EM_COUNT)
 };
 
-/* "kernel|strict-local|local-then-remote", for usage texts. */
+/* "kernel|strict-local|local-then-remote|budget", for usage texts. */
 #define THPNUMA_POLICY_CHOICES \
 	THPNUMA_POLICIES(THPNUMA_EM_CHOICE, THPNUMA_EM_CHOICE_LAST)
 
@@ -86,6 +88,13 @@ enum {
 #define THPNUMA_ZR_SWAP		0x4u	/* may swap out anonymous memory */
 #define THPNUMA_ZR_MASK		0x7u
 
+/*
+ * budget_us: the budget policy's bound on what a local attempt that needs
+ * compaction or reclaim may cost, in microseconds (budget.h).
+ */
+#define THPNUMA_BUDGET_DEFAULT_US	1000u
+#define THPNUMA_BUDGET_MAX_US		1000000u
+
 /* Longest valid control-file write, newline included. */
 #define THPNUMA_MAX_WRITE	32
 
@@ -102,33 +111,40 @@ struct thpnuma_config {
 	unsigned int zone_reclaim;
 	unsigned int scope;
 	unsigned int coverage;
+	unsigned int budget_us;
 };
 
-/* The word at load, before any setting: coverage all, the rest 0. */
-#define THPNUMA_CFG_COVERAGE_SHIFT	20
-#define THPNUMA_CFG_DEFAULT \
-	((u32)THPNUMA_COVERAGE_ALL << THPNUMA_CFG_COVERAGE_SHIFT)
-
 /*
- * Bits 24 and up belong to THPNUMA_CFG_LOOKUPS and the hook. Inline: the
- * fault path unpacks the word it decided with.
+ * Bits 24-31 belong to THPNUMA_CFG_LOOKUPS and the hook, bits 52 and up to
+ * the hook. Inline: the fault path unpacks the word it decided with. A
+ * 64-bit word: one load and one cmpxchg on every architecture the module
+ * builds for (x86_64).
  */
 #define CFG_POLICY_SHIFT	0
 #define CFG_ZR_SHIFT		8
 #define CFG_SCOPE_SHIFT		16
-#define CFG_COVERAGE_SHIFT	THPNUMA_CFG_COVERAGE_SHIFT
+#define CFG_COVERAGE_SHIFT	20
+#define CFG_BUDGET_SHIFT	32
 #define CFG_FIELD_MASK		0xffu
 #define CFG_SMALL_FIELD_MASK	0xfu
+#define CFG_BUDGET_MASK		0xfffffu
 
-static inline u32 thpnuma_config_pack(const struct thpnuma_config *cfg)
+/* The word at load, before any setting: coverage all, the default budget. */
+#define THPNUMA_CFG_DEFAULT \
+	((u64)THPNUMA_COVERAGE_ALL << CFG_COVERAGE_SHIFT | \
+	 (u64)THPNUMA_BUDGET_DEFAULT_US << CFG_BUDGET_SHIFT)
+
+static inline u64 thpnuma_config_pack(const struct thpnuma_config *cfg)
 {
-	return (cfg->policy & CFG_FIELD_MASK) << CFG_POLICY_SHIFT |
-	       (cfg->zone_reclaim & CFG_FIELD_MASK) << CFG_ZR_SHIFT |
-	       (cfg->scope & CFG_SMALL_FIELD_MASK) << CFG_SCOPE_SHIFT |
-	       (cfg->coverage & CFG_SMALL_FIELD_MASK) << CFG_COVERAGE_SHIFT;
+	return (u64)(cfg->policy & CFG_FIELD_MASK) << CFG_POLICY_SHIFT |
+	       (u64)(cfg->zone_reclaim & CFG_FIELD_MASK) << CFG_ZR_SHIFT |
+	       (u64)(cfg->scope & CFG_SMALL_FIELD_MASK) << CFG_SCOPE_SHIFT |
+	       (u64)(cfg->coverage & CFG_SMALL_FIELD_MASK) <<
+			CFG_COVERAGE_SHIFT |
+	       (u64)(cfg->budget_us & CFG_BUDGET_MASK) << CFG_BUDGET_SHIFT;
 }
 
-static inline struct thpnuma_config thpnuma_config_unpack(u32 word)
+static inline struct thpnuma_config thpnuma_config_unpack(u64 word)
 {
 	struct thpnuma_config cfg = {
 		.policy		= (word >> CFG_POLICY_SHIFT) & CFG_FIELD_MASK,
@@ -136,6 +152,7 @@ static inline struct thpnuma_config thpnuma_config_unpack(u32 word)
 		.scope		= (word >> CFG_SCOPE_SHIFT) & CFG_SMALL_FIELD_MASK,
 		.coverage	= (word >> CFG_COVERAGE_SHIFT) &
 				  CFG_SMALL_FIELD_MASK,
+		.budget_us	= (word >> CFG_BUDGET_SHIFT) & CFG_BUDGET_MASK,
 	};
 
 	return cfg;
@@ -150,15 +167,25 @@ enum thpnuma_setting_id {
 	THPNUMA_SETTING_ZONE_RECLAIM,
 	THPNUMA_SETTING_SCOPE,
 	THPNUMA_SETTING_COVERAGE,
+	THPNUMA_SETTING_BUDGET_US,
 };
 
-enum { THPNUMA_NR_SETTINGS = THPNUMA_SETTING_COVERAGE + 1 };
+enum { THPNUMA_NR_SETTINGS = THPNUMA_SETTING_BUDGET_US + 1 };
+
+/* What a setting's value is, and so how it parses and shows. */
+enum thpnuma_setting_kind {
+	THPNUMA_SETTING_CHOICE,		/* one of choices[] */
+	THPNUMA_SETTING_BITS,		/* zone_reclaim bits, 0-7 */
+	THPNUMA_SETTING_MICROSECONDS,	/* 1-THPNUMA_BUDGET_MAX_US */
+};
 
 struct thpnuma_setting {
 	enum thpnuma_setting_id id;
 	const char *name;
-	const char *const *choices;	/* NULL: a zone_reclaim bit mask */
+	enum thpnuma_setting_kind kind;
+	const char *const *choices;	/* THPNUMA_SETTING_CHOICE only */
 	unsigned int nr_choices;
+	const char *range;		/* the others: "0-7", for messages */
 };
 
 extern const struct thpnuma_setting thpnuma_settings[THPNUMA_NR_SETTINGS];
@@ -168,10 +195,10 @@ unsigned int thpnuma_config_get_field(const struct thpnuma_config *cfg,
 void thpnuma_config_set_field(struct thpnuma_config *cfg,
 			      enum thpnuma_setting_id id, unsigned int value);
 
-/* A whole write to setting @s: one of its choices, or 0-7; else -EINVAL. */
+/* A whole write to setting @s: a choice or a number in range; else -EINVAL. */
 int thpnuma_parse_setting(const struct thpnuma_setting *s, const char *buf,
 			  size_t len, unsigned int *out);
-/* @value as the setting's file shows it: "a [b] c\n" or "5\n". */
+/* @value as the setting's file shows it: "a [b] c\n", "5\n" or "1000\n". */
 int thpnuma_format_setting(const struct thpnuma_setting *s,
 			   unsigned int value, char *buf, size_t size);
 
@@ -189,13 +216,15 @@ int thpnuma_format_setting(const struct thpnuma_setting *s,
 
 /* An override's zone_reclaim that follows the global setting. */
 #define THPNUMA_ZR_INHERIT	0xffu
+/* The same for its budget_us (never 0 in the global word). */
+#define THPNUMA_BUDGET_INHERIT	0u
 
 /*
  * The configuration a process with @override (a packed policy and
  * zone_reclaim, or THPNUMA_ZR_INHERIT) runs under: scope and coverage
  * stay global.
  */
-u32 thpnuma_config_apply_override(u32 global, u32 override);
+u64 thpnuma_config_apply_override(u64 global, u64 override);
 
 /*
  * What the hook does with one call of the hooked allocator. Each traced
@@ -207,7 +236,8 @@ u32 thpnuma_config_apply_override(u32 global, u32 override);
 	/* policy kernel: kernel decides, count */			\
 	EM(THPNUMA_ACT_COUNT_ONLY,		"kernel")		\
 	EM(THPNUMA_ACT_STRICT_LOCAL,		"strict-local")		\
-	EMe(THPNUMA_ACT_LOCAL_THEN_REMOTE,	"local-then-remote")
+	EM(THPNUMA_ACT_LOCAL_THEN_REMOTE,	"local-then-remote")	\
+	EMe(THPNUMA_ACT_BUDGET,			"budget")
 
 enum thpnuma_action {
 	THPNUMA_ACT_IGNORE,		/* not a THP fault in scope: untouched */
@@ -230,7 +260,7 @@ struct thpnuma_fault {
 
 /* Whether @coverage includes the kind and order of @f. */
 bool thpnuma_covers(unsigned int coverage, const struct thpnuma_fault *f);
-enum thpnuma_action thpnuma_decide(u32 config, const struct thpnuma_fault *f);
+enum thpnuma_action thpnuma_decide(u64 config, const struct thpnuma_fault *f);
 
 /* Why a THP fault was left to the kernel, for its trace event. */
 #define THPNUMA_PASSTHROUGH_REASONS(EM, EMe)				\
@@ -297,7 +327,7 @@ thpnuma_local_attempt_names[THPNUMA_NR_LOCAL_ATTEMPTS];
 
 /* The reason for a THP fault that thpnuma_decide() did not act on. */
 enum thpnuma_passthrough_reason
-thpnuma_passthrough_reason(u32 config, const struct thpnuma_fault *f);
+thpnuma_passthrough_reason(u64 config, const struct thpnuma_fault *f);
 
 /* How hard the local attempt of local-then-remote may work. */
 struct thpnuma_local_effort {
@@ -338,6 +368,7 @@ int thpnuma_parse_choice(const char *buf, size_t len,
 			 unsigned int *out);
 int thpnuma_parse_zone_reclaim(const char *buf, size_t len,
 			       unsigned int *out);
+int thpnuma_parse_budget_us(const char *buf, size_t len, unsigned int *out);
 
 /* Largest PID the tasks file accepts: the kernel's PID_MAX_LIMIT on 64-bit. */
 #define THPNUMA_PID_MAX		4194304

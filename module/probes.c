@@ -9,12 +9,14 @@
 #include <linux/mm.h>
 #include <linux/compaction.h>
 #include <linux/cpuset.h>
+#include <linux/timekeeping.h>
 #include "compat.h"
 #include "inflight.h"
 
 struct compact_probe_data {
 	struct inflight_alloc *inflight;
 	int nid;
+	u64 start;
 };
 
 static int compact_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -26,6 +28,7 @@ static int compact_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	if (!data->inflight)
 		return 1;
 	data->nid = zone_to_nid(zone);
+	data->start = ktime_get_ns();
 	return 0;
 }
 
@@ -35,6 +38,7 @@ static int compact_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct thpnuma_fault_record *record = &data->inflight->record;
 	enum compact_result result = regs_return_value(regs);
 
+	record->effort_ns += ktime_get_ns() - data->start;
 	if (result == COMPACT_SKIPPED)
 		return 0;
 	thpnuma_count(data->nid, THPNUMA_COMPACT_STALL, 1);
@@ -48,6 +52,7 @@ static int compact_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 struct reclaim_probe_data {
 	struct inflight_alloc *inflight;
 	int nid;	/* where a call that scans no node counts */
+	u64 start;
 };
 
 /*
@@ -88,6 +93,7 @@ static int reclaim_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	data->nid = reclaim_target_node(regs);
 	if (data->nid == NUMA_NO_NODE)
 		data->nid = data->inflight->record.node;
+	data->start = ktime_get_ns();
 	return 0;
 }
 
@@ -98,6 +104,8 @@ static int reclaim_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	unsigned long reclaimed = regs_return_value(regs);
 	int effort = data->inflight->local_effort;
 	int nid = data->inflight->reclaim_node;
+
+	record->effort_ns += ktime_get_ns() - data->start;
 
 	/* The reclaim hook sent this call to thpnuma_skip_reclaim(). */
 	if (effort != NO_LOCAL_ATTEMPT && !thpnuma_local_effort(effort).reclaim)

@@ -247,12 +247,15 @@ static struct node_file node_files[] = {
 	NODE_FILE(hist, THPNUMA_HIST_PER_NODE, thpnuma_node_hist_read, hist),
 	NODE_FILE(orders, THPNUMA_ORDERS_PER_NODE, thpnuma_node_orders_read,
 		  orders),
+	NODE_FILE(budget, THPNUMA_BUDGET_COLUMNS, thpnuma_node_budget_read,
+		  budget),
 };
 
 static struct attribute *node_attrs[] = {
 	&node_files[0].attr.attr,
 	&node_files[1].attr.attr,
 	&node_files[2].attr.attr,
+	&node_files[3].attr.attr,
 	NULL,
 };
 

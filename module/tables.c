@@ -161,6 +161,25 @@ void thpnuma_orders_rows(struct seq_file *m, int nid, const u64 *node_orders)
 	}
 }
 
+/*
+ * The budget policy's state of each online node: its estimate of an
+ * effortful local attempt, the global budget it is held to, and while over
+ * it, the probe period and the faults since the last probe.
+ */
+void thpnuma_budget_header(struct seq_file *m)
+{
+	seq_puts(m, "node estimate_ns budget_ns probe_period since_probe state\n");
+}
+
+void thpnuma_budget_rows(struct seq_file *m, int nid, const u64 *row)
+{
+	BUILD_BUG_ON(THPNUMA_BUDGET_COLUMNS * 2 * U64_WIDTH > SZ_4K);
+	if (!node_online(nid))
+		return;
+	seq_printf(m, "%d %llu %llu %llu %llu %s\n", nid, row[0], row[1],
+		   row[2], row[3], row[0] > row[1] ? "over" : "within");
+}
+
 /* Per-policy totals: what the default and the overrides did. */
 int thpnuma_policies_show(struct seq_file *m)
 {

@@ -32,7 +32,7 @@
 struct task_override {
 	struct hlist_node node;
 	struct pid *tgid;
-	u32 config;		/* policy and zone_reclaim, packed */
+	u64 config;		/* policy and zone_reclaim, packed */
 	struct rcu_head rcu;
 };
 
@@ -82,7 +82,7 @@ static struct task_override *override_find(struct pid *tgid)
 }
 
 static void override_add_locked(struct task_override *o, struct pid *tgid,
-				u32 config)
+				u64 config)
 {
 	o->tgid = get_pid(tgid);
 	o->config = config;
@@ -108,10 +108,10 @@ static void override_del_locked(struct task_override *o)
 }
 
 /* Fault path: called only while some override exists. */
-u32 thpnuma_task_config(u32 global, bool *overridden)
+u64 thpnuma_task_config(u64 global, bool *overridden)
 {
 	struct task_override *o;
-	u32 word = global;
+	u64 word = global;
 
 	rcu_read_lock();
 	o = override_find(task_tgid(current));
@@ -227,7 +227,7 @@ static void notrace probe_fork(void *data, struct task_struct *parent,
 {
 	struct task_override *o, *fresh;
 	bool inherited = false;
-	u32 config = 0;
+	u64 config = 0;
 
 	if (!(READ_ONCE(thpnuma_config_word) & THPNUMA_CFG_OVERRIDES))
 		return;

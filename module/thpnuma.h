@@ -5,6 +5,7 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/types.h>
+#include "budget.h"
 #include "counters.h"
 #include "policy.h"
 
@@ -49,6 +50,18 @@ static inline void thpnuma_count_order(int nid, unsigned int kind,
 	this_cpu_inc(thpnuma_orders[nid][thpnuma_order_slot(kind, order, o)]);
 }
 
+/*
+ * [nid * THPNUMA_BUDGET_STRIDE]: each node's budget estimate and back-off
+ * (budget.h), a cache line of its own. Not counters: reset leaves them.
+ */
+#define THPNUMA_BUDGET_STRIDE	(SMP_CACHE_BYTES / sizeof(u64))
+extern u64 *thpnuma_budget_state;
+
+static inline u64 *thpnuma_budget_word(int nid)
+{
+	return &thpnuma_budget_state[nid * THPNUMA_BUDGET_STRIDE];
+}
+
 struct seq_file;
 int thpnuma_counters_init(void);
 void thpnuma_counters_exit(void);
@@ -77,11 +90,16 @@ void thpnuma_hist_rows_of(struct seq_file *m, const char *key,
 			  const u64 *hists);
 void thpnuma_orders_header(struct seq_file *m);
 void thpnuma_orders_rows(struct seq_file *m, int nid, const u64 *node_orders);
+/* The budget states: a read gives THPNUMA_BUDGET_COLUMNS values per node. */
+#define THPNUMA_BUDGET_COLUMNS	4
+void thpnuma_node_budget_read(int nid, u64 out[THPNUMA_BUDGET_COLUMNS]);
+void thpnuma_budget_header(struct seq_file *m);
+void thpnuma_budget_rows(struct seq_file *m, int nid, const u64 *row);
 int thpnuma_policies_show(struct seq_file *m);
 void thpnuma_version_show(struct seq_file *m);
 
 /* The live configuration (config.c): updated with cmpxchg, read locklessly. */
-extern u32 thpnuma_config_word;
+extern u64 thpnuma_config_word;
 
 static inline struct thpnuma_config thpnuma_config_get(void)
 {
@@ -90,13 +108,13 @@ static inline struct thpnuma_config thpnuma_config_get(void)
 
 void thpnuma_config_update(enum thpnuma_setting_id id, unsigned int value);
 /* Sets or clears THPNUMA_CFG_OVERRIDES or THPNUMA_CFG_CGROUPS. */
-void thpnuma_config_set_lookup(u32 flag, bool present);
+void thpnuma_config_set_lookup(u64 flag, bool present);
 /* The current value of @s as its debugfs file shows it. */
 int thpnuma_config_show(const struct thpnuma_setting *s, char *buf,
 			size_t size);
 
 /* Per-process overrides (tasks.c). */
-u32 thpnuma_task_config(u32 global, bool *overridden);
+u64 thpnuma_task_config(u64 global, bool *overridden);
 int thpnuma_tasks_init(void);
 void thpnuma_tasks_exit(void);
 int thpnuma_tasks_write(const struct thpnuma_task_write *w);
@@ -104,7 +122,7 @@ void thpnuma_tasks_show(struct seq_file *m);
 void thpnuma_tasks_count_by_policy(unsigned int nr[THPNUMA_NR_POLICIES]);
 
 /* Per-cgroup settings (cgroups.c). */
-u32 thpnuma_cgroup_config(u32 global, bool *overridden);
+u64 thpnuma_cgroup_config(u64 global, bool *overridden);
 int thpnuma_cgroups_init(void);
 void thpnuma_cgroups_exit(void);
 int thpnuma_cgroups_write(const struct thpnuma_cgroup_write *w);
@@ -136,12 +154,16 @@ struct thpnuma_fault_record {
 	u8 local_attempt;		/* enum thpnuma_local_attempt */
 	u8 order;
 	u8 kind;			/* enum thpnuma_kind */
+	u8 budget;			/* enum thpnuma_budget_decision */
+	unsigned int budget_us;		/* the budget it decided under */
 	/* What the fault's compaction and direct reclaim did, all nodes. */
 	unsigned int compact_stall;
 	unsigned int compact_success;
 	unsigned int reclaim_stall;
 	unsigned long reclaim_pages;
 	u64 alloc_ns;
+	u64 local_ns;			/* of that, the local attempt's */
+	u64 effort_ns;			/* in compaction and direct reclaim */
 };
 
 int thpnuma_hooks_install(void);

@@ -26,6 +26,7 @@ THPNUMA_PASSTHROUGH_REASONS(THPNUMA_TRACE_DEFINE_ENUM,
 THPNUMA_FAULT_RESULTS(THPNUMA_TRACE_DEFINE_ENUM, THPNUMA_TRACE_DEFINE_ENUM)
 THPNUMA_LOCAL_ATTEMPTS(THPNUMA_TRACE_DEFINE_ENUM, THPNUMA_TRACE_DEFINE_ENUM)
 THPNUMA_KINDS(THPNUMA_TRACE_DEFINE_ENUM, THPNUMA_TRACE_DEFINE_ENUM)
+THPNUMA_BUDGET_DECISIONS(THPNUMA_TRACE_DEFINE_ENUM, THPNUMA_TRACE_DEFINE_ENUM)
 
 #define THPNUMA_TRACE_SYMBOL(a, b)	{ a, b },
 #define THPNUMA_TRACE_SYMBOL_LAST(a, b)	{ a, b }
@@ -56,6 +57,10 @@ TRACE_EVENT(thp_fault,
 		__field(unsigned int,	reclaim_stall)
 		__field(unsigned long,	reclaim_pages)
 		__field(u64,		alloc_ns)
+		__field(unsigned int,	budget_us)
+		__field(u8,		budget)
+		__field(u64,		local_ns)
+		__field(u64,		effort_ns)
 	),
 
 	TP_fast_assign(
@@ -76,9 +81,13 @@ TRACE_EVENT(thp_fault,
 		__entry->reclaim_stall	= r->reclaim_stall;
 		__entry->reclaim_pages	= r->reclaim_pages;
 		__entry->alloc_ns	= r->alloc_ns;
+		__entry->budget_us	= r->budget_us;
+		__entry->budget		= r->budget;
+		__entry->local_ns	= r->local_ns;
+		__entry->effort_ns	= r->effort_ns;
 	),
 
-	TP_printk("pid=%d node=%d policy=%s zone_reclaim=%u override=%u action=%s reason=%s kind=%s order=%u result=%s nid=%d local_attempt=%s compact_stall=%u compact_success=%u reclaim_stall=%u reclaim_pages=%lu alloc_ns=%llu",
+	TP_printk("pid=%d node=%d policy=%s zone_reclaim=%u override=%u action=%s reason=%s kind=%s order=%u result=%s nid=%d local_attempt=%s compact_stall=%u compact_success=%u reclaim_stall=%u reclaim_pages=%lu alloc_ns=%llu budget_us=%u budget=%s local_ns=%llu effort_ns=%llu",
 		  __entry->pid, __entry->node,
 		  __print_symbolic(__entry->policy, THPNUMA_TRACE_SYMBOLS(THPNUMA_POLICIES)),
 		  __entry->zone_reclaim, __entry->override,
@@ -92,7 +101,10 @@ TRACE_EVENT(thp_fault,
 			THPNUMA_TRACE_SYMBOLS(THPNUMA_LOCAL_ATTEMPTS)),
 		  __entry->compact_stall, __entry->compact_success,
 		  __entry->reclaim_stall, __entry->reclaim_pages,
-		  __entry->alloc_ns)
+		  __entry->alloc_ns, __entry->budget_us,
+		  __print_symbolic(__entry->budget,
+			THPNUMA_TRACE_SYMBOLS(THPNUMA_BUDGET_DECISIONS)),
+		  __entry->local_ns, __entry->effort_ns)
 );
 
 #endif /* THPNUMA_TRACE_H */

@@ -6,7 +6,7 @@
  * has zram), node 1 of mlocked memory, and the region is larger than
  * what both have free, so that THP attempts reclaim and fail and faults
  * step down through every enabled order. From the trace
- * events: no event of strict-local or local-then-remote shows more than
+ * events: no event of strict-local, local-then-remote or budget shows more than
  * one reclaim stall per node it tried (local, then remote), under every
  * zone_reclaim value. The kernel policy is the kernel's own allocation and
  * effort, logged only. No OOM kill either (the victim has score 1000).
@@ -28,7 +28,7 @@
 			"local-then-remote:1 local-then-remote:2 " \
 			"local-then-remote:3 local-then-remote:4 " \
 			"local-then-remote:5 local-then-remote:6 " \
-			"local-then-remote:7"
+			"local-then-remote:7 budget:7"
 
 /* The orders of the four sizes: 16, 32, 64 kB and PMD. */
 static const int orders[] = { 2, 3, 4, 9 };
@@ -89,7 +89,8 @@ static int fault_on_node0(void)
 /* Nodes an event's allocation tried: the local one, then a remote one. */
 static unsigned int nodes_tried(const struct fault_event *e)
 {
-	if (!strcmp(e->action, ACTION_NAME(LOCAL_THEN_REMOTE)) &&
+	if ((!strcmp(e->action, ACTION_NAME(LOCAL_THEN_REMOTE)) ||
+	     !strcmp(e->action, ACTION_NAME(BUDGET))) &&
 	    strcmp(e->local_attempt, LOCAL_NAME(SUCCEEDED)))
 		return 2;
 	return 1;

@@ -9,7 +9,7 @@ put() { _f=$1; shift; printf "$@" | /tests/write-once "$_f" 2>/dev/null; }
 # put_at FILE OFFSET BYTES: the same write at a non-zero offset.
 put_at() { printf "$3" | /tests/write-once "$1" "$2" 2>/dev/null; }
 mode() { stat -c %a "$1"; }
-state() { cat $D/policy $D/zone_reclaim $D/scope; }
+state() { cat $D/policy $D/zone_reclaim $D/scope $D/budget_us; }
 
 # Each rejected write must fail and leave every setting as it was.
 rejects() {
@@ -19,10 +19,10 @@ rejects() {
 	if [ "$(state)" = "$_before" ]; then ok "$_name"; else not_ok "$_name: state changed"; fi
 }
 
-tap_plan 65
+tap_plan 78
 
 for bad in "policy=bogus" "policy=Kernel" "zone_reclaim=8" "zone_reclaim=-1" "scope=never" \
-	   "max_tasks=0" "max_tasks=65537"; do
+	   "max_tasks=0" "max_tasks=65537" "budget_us=0" "budget_us=1000001"; do
 	if thpnuma_load "$bad" 2>/dev/null; then
 		not_ok "load with $bad refused"; thpnuma_unload
 	else
@@ -35,21 +35,23 @@ check "refused loads leave no debugfs directory" test ! -e $D
 check "load with policy=strict-local zone_reclaim=5 scope=madvise" \
 	thpnuma_load policy=strict-local zone_reclaim=5 scope=madvise
 check "policy file shows the choice in brackets" \
-	test "$(cat $D/policy)" = "kernel [strict-local] local-then-remote"
+	test "$(cat $D/policy)" = "kernel [strict-local] local-then-remote budget"
 check "zone_reclaim file shows the parameter" test "$(cat $D/zone_reclaim)" = 5
+check "budget_us is 1000 by default" test "$(cat $D/budget_us)" = 1000
 check "scope file shows the parameter" test "$(cat $D/scope)" = "all [madvise]"
 check "module parameter shows the live policy" \
 	test "$(cat /sys/module/thpnuma/parameters/policy)" = strict-local
 
-for f in policy zone_reclaim scope tasks; do
+for f in policy zone_reclaim scope budget_us tasks; do
 	check "$f is 0600" test "$(mode $D/$f)" = 600
 done
 check "reset is 0200" test "$(mode $D/reset)" = 200
-for f in stats policies version node0/thp_local node1/alloc_ns; do
+for f in stats policies version budget node0/thp_local node1/alloc_ns \
+	 node0/budget_skip; do
 	check "$f is 0400" test "$(mode $D/$f)" = 400
 done
 
-for p in kernel local-then-remote strict-local; do
+for p in kernel budget local-then-remote strict-local; do
 	put $D/policy "$p\n"
 	check "policy switches to $p" grep -q "\[$p\]" $D/policy
 done
@@ -57,6 +59,10 @@ for z in 0 1 2 3 4 5 6 7; do
 	put $D/zone_reclaim "$z"
 done
 check "zone_reclaim takes 0-7" test "$(cat $D/zone_reclaim)" = 7
+put $D/budget_us "250\n"
+check "budget_us takes 250" test "$(cat $D/budget_us)" = 250
+check "the budget file shows the global budget" \
+	test "$(awk 'NR == 2 { print $3 }' $D/budget)" = 250000
 put $D/scope "all\n"
 check "scope switches to all" test "$(cat $D/scope)" = "[all] madvise"
 
@@ -76,6 +82,10 @@ rejects "zone_reclaim: leading zero" put $D/zone_reclaim "07"
 rejects "zone_reclaim: hex" put $D/zone_reclaim "0x1"
 rejects "zone_reclaim: trailing space" put $D/zone_reclaim "1 "
 rejects "zone_reclaim: huge number" put $D/zone_reclaim "18446744073709551617"
+rejects "budget_us: 0" put $D/budget_us "0"
+rejects "budget_us: over 1000000" put $D/budget_us "1000001"
+rejects "budget_us: leading zero" put $D/budget_us "0250"
+rejects "budget_us: sign" put $D/budget_us "+250"
 rejects "scope: unknown" put $D/scope "never"
 rejects "scope: upper case" put $D/scope "ALL"
 rejects "reset: 0" put $D/reset "0"

@@ -11,10 +11,10 @@ static int parse_policy(const char *s, size_t len, unsigned int *out)
 				    THPNUMA_NR_POLICIES, out);
 }
 
-static u32 config(unsigned int policy, unsigned int zr, unsigned int scope)
+static u64 config(unsigned int policy, unsigned int zr, unsigned int scope)
 {
 	struct thpnuma_config cfg = {
-		policy, zr, scope, THPNUMA_COVERAGE_ALL
+		policy, zr, scope, THPNUMA_COVERAGE_ALL, THPNUMA_BUDGET_DEFAULT_US
 	};
 
 	return thpnuma_config_pack(&cfg);
@@ -103,7 +103,7 @@ TEST(format_brackets_the_current_choice)
 	len = thpnuma_format_choices(buf, sizeof(buf), thpnuma_policy_names,
 				     THPNUMA_NR_POLICIES,
 				     THPNUMA_POLICY_STRICT_LOCAL);
-	EXPECT_STREQ("kernel [strict-local] local-then-remote\n", buf);
+	EXPECT_STREQ("kernel [strict-local] local-then-remote budget\n", buf);
 	EXPECT_EQ((int)strlen(buf), len);
 	thpnuma_format_choices(buf, sizeof(buf), thpnuma_scope_names,
 			       THPNUMA_NR_SCOPES, THPNUMA_SCOPE_ALL);
@@ -143,11 +143,82 @@ TEST(settings_parse_and_format_through_the_table)
 	EXPECT_EQ(5, out);
 
 	thpnuma_format_setting(policy, THPNUMA_POLICY_KERNEL, buf, sizeof(buf));
-	EXPECT_STREQ("[kernel] strict-local local-then-remote\n", buf);
+	EXPECT_STREQ("[kernel] strict-local local-then-remote budget\n", buf);
 	thpnuma_format_setting(zr, 6, buf, sizeof(buf));
 	EXPECT_STREQ("6\n", buf);
 	thpnuma_format_setting(scope, THPNUMA_SCOPE_MADVISE, buf, sizeof(buf));
 	EXPECT_STREQ("all [madvise]\n", buf);
+}
+
+TEST(budget_us_setting_parses_and_formats)
+{
+	const struct thpnuma_setting *budget =
+		&thpnuma_settings[THPNUMA_SETTING_BUDGET_US];
+	static const char *const bad[] = {
+		"", "0", "01", "1000001", "-1", "+5", " 5", "5 ", "0x10", "1e3",
+		"10000000", "budget", "\n",
+	};
+	unsigned int out = 42, i;
+	char buf[32];
+
+	EXPECT_STREQ("budget_us", budget->name);
+	EXPECT_EQ(THPNUMA_SETTING_MICROSECONDS, budget->kind);
+	EXPECT_STREQ("1-1000000", budget->range);
+	EXPECT_EQ(0, thpnuma_parse_setting(budget, "1", 1, &out));
+	EXPECT_EQ(1, out);
+	EXPECT_EQ(0, thpnuma_parse_setting(budget, "1000000\n", 8, &out));
+	EXPECT_EQ(THPNUMA_BUDGET_MAX_US, out);
+	EXPECT_EQ(0, thpnuma_parse_setting(budget, "500", 3, &out));
+	EXPECT_EQ(500, out);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		EXPECT_EQ(-EINVAL, thpnuma_parse_setting(budget, bad[i],
+							 strlen(bad[i]), &out));
+	EXPECT_EQ(500, out);
+	thpnuma_format_setting(budget, 500, buf, sizeof(buf));
+	EXPECT_STREQ("500\n", buf);
+}
+
+TEST(config_word_holds_the_budget_above_the_lookup_flags)
+{
+	struct thpnuma_config max = {
+		THPNUMA_POLICY_BUDGET, THPNUMA_ZR_INHERIT, THPNUMA_SCOPE_MADVISE,
+		THPNUMA_COVERAGE_ALL, THPNUMA_BUDGET_MAX_US,
+	};
+	struct thpnuma_config cfg;
+	u64 word = thpnuma_config_pack(&max);
+
+	cfg = thpnuma_config_unpack(word);
+	EXPECT_EQ(THPNUMA_BUDGET_MAX_US, cfg.budget_us);
+	EXPECT_EQ(THPNUMA_POLICY_BUDGET, cfg.policy);
+	EXPECT_EQ(THPNUMA_ZR_INHERIT, cfg.zone_reclaim);
+	/* Clear of the lookup flags and of the decided word's node. */
+	EXPECT_EQ(0, word & THPNUMA_CFG_LOOKUPS);
+	EXPECT_EQ(0, word >> 52);
+	EXPECT_EQ(THPNUMA_BUDGET_DEFAULT_US,
+		  thpnuma_config_unpack(THPNUMA_CFG_DEFAULT).budget_us);
+	EXPECT_EQ(THPNUMA_COVERAGE_ALL,
+		  thpnuma_config_unpack(THPNUMA_CFG_DEFAULT).coverage);
+}
+
+TEST(override_without_a_budget_keeps_the_global_one)
+{
+	struct thpnuma_config g = {
+		THPNUMA_POLICY_KERNEL, 0, 0, THPNUMA_COVERAGE_ALL, 2500,
+	};
+	struct thpnuma_config o = {
+		THPNUMA_POLICY_BUDGET, 7, 0, 0, THPNUMA_BUDGET_INHERIT,
+	};
+	struct thpnuma_config cfg;
+
+	cfg = thpnuma_config_unpack(thpnuma_config_apply_override(
+		thpnuma_config_pack(&g), thpnuma_config_pack(&o)));
+	EXPECT_EQ(THPNUMA_POLICY_BUDGET, cfg.policy);
+	EXPECT_EQ(7, cfg.zone_reclaim);
+	EXPECT_EQ(2500, cfg.budget_us);
+	o.budget_us = 40;
+	cfg = thpnuma_config_unpack(thpnuma_config_apply_override(
+		thpnuma_config_pack(&g), thpnuma_config_pack(&o)));
+	EXPECT_EQ(40, cfg.budget_us);
 }
 
 TEST(coverage_setting_parses_and_formats)
@@ -179,7 +250,7 @@ TEST(default_config_covers_every_kind)
 	struct thpnuma_config cfg = thpnuma_config_unpack(THPNUMA_CFG_DEFAULT);
 	struct thpnuma_config max = {
 		THPNUMA_NR_POLICIES - 1, THPNUMA_ZR_MASK, THPNUMA_NR_SCOPES - 1,
-		THPNUMA_NR_COVERAGES - 1
+		THPNUMA_NR_COVERAGES - 1, THPNUMA_BUDGET_MAX_US
 	};
 
 	EXPECT_EQ(THPNUMA_POLICY_KERNEL, cfg.policy);
@@ -293,6 +364,11 @@ FIXTURE_VARIANT_ADD(decide, local_then_remote) {
 	.action = THPNUMA_ACT_LOCAL_THEN_REMOTE,
 };
 
+FIXTURE_VARIANT_ADD(decide, budget) {
+	.policy = THPNUMA_POLICY_BUDGET,
+	.action = THPNUMA_ACT_BUDGET,
+};
+
 FIXTURE_SETUP(decide)
 {
 	self->fault.pmd_order = true;
@@ -315,7 +391,7 @@ TEST_F(decide, thp_fault_gets_the_policy_action)
 
 TEST_F(decide, other_allocations_are_ignored)
 {
-	u32 cfg = config(variant->policy, 7, THPNUMA_SCOPE_ALL);
+	u64 cfg = config(variant->policy, 7, THPNUMA_SCOPE_ALL);
 
 	self->fault.thp_fault = false;
 	EXPECT_EQ(THPNUMA_ACT_IGNORE, thpnuma_decide(cfg, &self->fault));
@@ -343,7 +419,7 @@ TEST_F(decide, coverage_selects_kinds_and_orders)
 		self->fault.kind = cases[i].kind;
 		self->fault.pmd_order = cases[i].pmd_order;
 		for (c = 0; c < THPNUMA_NR_COVERAGES; c++) {
-			u32 word;
+			u64 word;
 
 			cfg.coverage = c;
 			word = thpnuma_config_pack(&cfg);
@@ -363,7 +439,7 @@ TEST_F(decide, coverage_selects_kinds_and_orders)
 /* shmem's huge pages were asked for by its mount or shmem_enabled. */
 TEST_F(decide, madvise_scope_covers_shmem)
 {
-	u32 cfg = config(variant->policy, 0, THPNUMA_SCOPE_MADVISE);
+	u64 cfg = config(variant->policy, 0, THPNUMA_SCOPE_MADVISE);
 
 	self->fault.kind = THPNUMA_KIND_SHMEM;
 	EXPECT_EQ(variant->action, thpnuma_decide(cfg, &self->fault));
@@ -389,7 +465,7 @@ TEST_F(decide, cpuset_without_the_local_node_wins)
 
 TEST_F(decide, madvise_scope_skips_unadvised_vmas)
 {
-	u32 cfg = config(variant->policy, 0, THPNUMA_SCOPE_MADVISE);
+	u64 cfg = config(variant->policy, 0, THPNUMA_SCOPE_MADVISE);
 
 	EXPECT_EQ(THPNUMA_ACT_IGNORE, thpnuma_decide(cfg, &self->fault));
 	/* Not even counted as passthrough: out of scope is untouched. */
@@ -402,8 +478,8 @@ TEST_F(decide, madvise_scope_skips_unadvised_vmas)
 
 TEST_F(decide, passthrough_reason_names_the_first_rule_that_applied)
 {
-	u32 all = config(variant->policy, 0, THPNUMA_SCOPE_ALL);
-	u32 madv = config(variant->policy, 0, THPNUMA_SCOPE_MADVISE);
+	u64 all = config(variant->policy, 0, THPNUMA_SCOPE_ALL);
+	u64 madv = config(variant->policy, 0, THPNUMA_SCOPE_MADVISE);
 
 	EXPECT_EQ(THPNUMA_PT_NONE, thpnuma_passthrough_reason(all, &self->fault));
 	EXPECT_EQ(THPNUMA_PT_SCOPE, thpnuma_passthrough_reason(madv, &self->fault));
@@ -594,7 +670,7 @@ TEST(cgroup_write_rejects_malformed_input)
 
 TEST(override_replaces_policy_and_keeps_scope)
 {
-	u32 global = config(THPNUMA_POLICY_KERNEL, 3, THPNUMA_SCOPE_MADVISE) |
+	u64 global = config(THPNUMA_POLICY_KERNEL, 3, THPNUMA_SCOPE_MADVISE) |
 		     THPNUMA_CFG_OVERRIDES;
 	struct thpnuma_config cfg;
 
@@ -613,7 +689,7 @@ TEST(override_replaces_policy_and_keeps_scope)
 
 TEST(overrides_flag_is_outside_the_fields)
 {
-	u32 word = config(THPNUMA_POLICY_LOCAL_THEN_REMOTE, 7, 1);
+	u64 word = config(THPNUMA_POLICY_LOCAL_THEN_REMOTE, 7, 1);
 	struct thpnuma_config cfg;
 
 	EXPECT_EQ(0, word & THPNUMA_CFG_OVERRIDES);
@@ -742,7 +818,7 @@ TEST(every_list_names_each_value_once)
 	EXPECT_EQ(NULL, thpnuma_action_names[THPNUMA_ACT_IGNORE]);
 	expect_named_once(_metadata, thpnuma_action_names, THPNUMA_NR_ACTIONS,
 			  THPNUMA_ACT_IGNORE + 1);
-	EXPECT_STREQ("kernel|strict-local|local-then-remote",
+	EXPECT_STREQ("kernel|strict-local|local-then-remote|budget",
 		     THPNUMA_POLICY_CHOICES);
 	EXPECT_STREQ("pmd|pmd+mthp|all", THPNUMA_COVERAGE_CHOICES);
 }

@@ -137,16 +137,59 @@ int setting_value_error(const struct thpnuma_setting *s, const char *value,
 	if (n <= THPNUMA_MAX_WRITE && !strchr(value, '\n') &&
 	    !thpnuma_parse_setting(s, value, n, &v))
 		return 0;
-	if (s->choices) {
+	switch (s->kind) {
+	case THPNUMA_SETTING_CHOICE:
 		join_names(valid, sizeof(valid), s->choices, s->nr_choices);
 		snprintf(why, len, "invalid %s '%s' (valid: %s)", s->name,
 			 value, valid);
-	} else {
+		break;
+	case THPNUMA_SETTING_BITS:
 		snprintf(why, len,
-			 "invalid %s '%s' (0-7: a sum of 1 reclaim, 2 write, 4 swap)",
-			 s->name, value);
+			 "invalid %s '%s' (%s: a sum of 1 reclaim, 2 write, 4 swap)",
+			 s->name, value, s->range);
+		break;
+	case THPNUMA_SETTING_MICROSECONDS:
+		snprintf(why, len,
+			 "invalid %s '%s' (%s microseconds, written without sign or leading zeros)",
+			 s->name, value, s->range);
+		break;
 	}
 	return -EINVAL;
+}
+
+int format_setting(const struct thpnuma_setting *s, const char *value,
+		   char *buf, size_t len)
+{
+	unsigned int v;
+
+	/* The module's parser: what it takes is what it shows. */
+	if (strlen(value) > THPNUMA_MAX_WRITE || strchr(value, '\n') ||
+	    thpnuma_parse_setting(s, value, strlen(value), &v))
+		return -EINVAL;
+	switch (s->kind) {
+	case THPNUMA_SETTING_CHOICE:
+		snprintf(buf, len, "%s", s->choices[v]);
+		break;
+	case THPNUMA_SETTING_BITS:
+		format_zone_reclaim(buf, len, v);
+		break;
+	case THPNUMA_SETTING_MICROSECONDS:
+		/* The name says the unit: a plain number, as written. */
+		snprintf(buf, len, "%u", v);
+		break;
+	}
+	return 0;
+}
+
+void setting_names(char *buf, size_t len)
+{
+	size_t used = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < THPNUMA_NR_SETTINGS && used < len; i++)
+		used += snprintf(buf + used, len - used, "%s%s",
+				 i ? ", " : "", thpnuma_settings[i].name);
 }
 
 const struct thpnuma_setting *setting_by_name(const char *name)
@@ -227,10 +270,76 @@ int check_zone_reclaim(const struct command *cmd, const char *text,
 			   text);
 }
 
+/*
+ * No default: a new policy is a build error here (-Werror=switch-enum)
+ * until it says whether it reads zone_reclaim and budget_us.
+ */
+static bool policy_reads(const char *policy, enum thpnuma_setting_id id)
+{
+	int p = lookup_name(policy, thpnuma_policy_names, THPNUMA_NR_POLICIES);
+
+	if (p < 0)
+		return false;
+	switch ((enum thpnuma_policy)p) {
+	case THPNUMA_POLICY_KERNEL:
+	case THPNUMA_POLICY_STRICT_LOCAL:
+		return false;
+	case THPNUMA_POLICY_LOCAL_THEN_REMOTE:
+		return id == THPNUMA_SETTING_ZONE_RECLAIM;
+	case THPNUMA_POLICY_BUDGET:
+		/* zone_reclaim is its effort within the budget. */
+		return id == THPNUMA_SETTING_ZONE_RECLAIM ||
+		       id == THPNUMA_SETTING_BUDGET_US;
+	}
+	return false;
+}
+
 bool policy_uses_zone_reclaim(const char *policy)
 {
-	return !strcmp(policy,
-		       thpnuma_policy_names[THPNUMA_POLICY_LOCAL_THEN_REMOTE]);
+	return policy_reads(policy, THPNUMA_SETTING_ZONE_RECLAIM);
+}
+
+bool policy_uses_budget(const char *policy)
+{
+	return policy_reads(policy, THPNUMA_SETTING_BUDGET_US);
+}
+
+int parse_budget_us(const char *text, unsigned int *us)
+{
+	size_t len = strlen(text);
+
+	/* The module's parser takes a trailing newline; an argument may not. */
+	if (len > THPNUMA_MAX_WRITE || strchr(text, '\n') ||
+	    thpnuma_parse_budget_us(text, len, us))
+		return -EINVAL;
+	return 0;
+}
+
+int check_budget_us(const struct command *cmd, const char *text,
+		    unsigned int *us)
+{
+	char why[256];
+
+	if (!parse_budget_us(text, us))
+		return -1;
+	setting_value_error(&thpnuma_settings[THPNUMA_SETTING_BUDGET_US],
+			    text, why, sizeof(why));
+	return usage_error(cmd, "%s", why);
+}
+
+void format_duration(char *buf, size_t len, unsigned long long ns)
+{
+	/* Units so that three significant digits stay below 1000. */
+	if (ns < 1000)
+		snprintf(buf, len, "%llu ns", ns);
+	else if (ns < 999500)
+		snprintf(buf, len, "%.3g us", ns / 1e3);
+	else if (ns < 999500000)
+		snprintf(buf, len, "%.3g ms", ns / 1e6);
+	else if (ns < 999500000000ULL)
+		snprintf(buf, len, "%.3g s", ns / 1e9);
+	else
+		snprintf(buf, len, "%.0f s", ns / 1e9);
 }
 
 void format_zone_reclaim(char *buf, size_t len, unsigned int bits)
@@ -254,7 +363,7 @@ void note_override_zone_reclaim(const char *policy, int zone_reclaim,
 				const char *noun)
 {
 	if (zone_reclaim > 0 && !policy_uses_zone_reclaim(policy))
-		notice("zone_reclaim applies only under local-then-remote; this %s's policy is %s",
+		notice("zone_reclaim applies only under " ZONE_RECLAIM_POLICIES "; this %s's policy is %s",
 		       noun, policy);
 }
 

@@ -40,42 +40,189 @@ static void print_sysfs_choice(const char *label, const char *rel)
 	print_field(label, value);
 }
 
-static void print_node_memory(const char *online)
+/* A node list ("0", "0-3", "0,2-3") into @nids, ascending; the count. */
+static unsigned int online_nodes(const char *online,
+				 unsigned long nids[STATS_MAX_NODES])
 {
 	const char *p = online;
-	char path[PATH_MAX], label[32], value[64];
-	char *text, *free_line, *end;
 	unsigned long first, last, nid;
-	unsigned long long kib;
+	unsigned int n = 0;
+	char *end;
 
-	/* A node list: "0", "0-3", "0,2-3". */
 	while (*p) {
 		first = strtoul(p, &end, 10);
 		if (end == p)
-			return;
+			break;
 		last = first;
 		if (*end == '-')
 			last = strtoul(end + 1, &end, 10);
-		for (nid = first; nid <= last && nid < STATS_MAX_NODES; nid++) {
-			snprintf(path, sizeof(path),
-				 "%s/devices/system/node/node%lu/meminfo",
-				 sysfs_root(), nid);
-			snprintf(label, sizeof(label), "node %lu free:", nid);
-			text = read_text(path);
-			free_line = text ? strstr(text, "MemFree:") : NULL;
-			if (free_line &&
-			    sscanf(free_line, "MemFree: %llu", &kib) == 1)
-				snprintf(value, sizeof(value), "%.1f MiB",
-					 kib / 1024.0);
-			else
-				snprintf(value, sizeof(value), "unknown");
-			print_field(label, value);
-			free(text);
-		}
+		for (nid = first; nid <= last && nid < STATS_MAX_NODES &&
+		     n < STATS_MAX_NODES; nid++)
+			nids[n++] = nid;
 		p = *end == ',' ? end + 1 : end;
 		if (*p == '\n')
 			break;
 	}
+	return n;
+}
+
+static void print_node_memory(const char *online)
+{
+	unsigned long nids[STATS_MAX_NODES];
+	unsigned int i, n = online_nodes(online, nids);
+	char path[PATH_MAX], label[32], value[64];
+	char *text, *free_line;
+	unsigned long long kib;
+
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path),
+			 "%s/devices/system/node/node%lu/meminfo",
+			 sysfs_root(), nids[i]);
+		snprintf(label, sizeof(label), "node %lu free:", nids[i]);
+		text = read_text(path);
+		free_line = text ? strstr(text, "MemFree:") : NULL;
+		if (free_line && sscanf(free_line, "MemFree: %llu", &kib) == 1)
+			snprintf(value, sizeof(value), "%.1f MiB", kib / 1024.0);
+		else
+			snprintf(value, sizeof(value), "unknown");
+		print_field(label, value);
+		free(text);
+	}
+}
+
+/*
+ * The budget policy's state of a node: nodes/nodeN/budget, a header and
+ * the node's row (none for a node gone offline).
+ */
+enum {
+	BUDGET_NODE, BUDGET_ESTIMATE, BUDGET_BUDGET, BUDGET_PERIOD,
+	BUDGET_SINCE, BUDGET_STATE, NR_BUDGET_COLUMNS
+};
+
+static const char *const budget_columns[NR_BUDGET_COLUMNS] = {
+	"node", "estimate_ns", "budget_ns", "probe_period", "since_probe",
+	"state",
+};
+
+struct node_budget {
+	unsigned long nid;
+	bool present;		/* the file has the node's row */
+	bool over;
+	uint64_t value[BUDGET_STATE];	/* the numbers, by column */
+};
+
+/* One node's file, @text, into @b; 0, or -EINVAL and why in @err. */
+static int parse_node_budget(char *text, struct node_budget *b, char *err,
+			     size_t errlen)
+{
+	char *line, *row[2], *field[32], *save = NULL;
+	int column[NR_BUDGET_COLUMNS], nrows = 0, n, i;
+
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (nrows == 2) {
+			set_error(err, errlen, "more than one row");
+			return -EINVAL;
+		}
+		row[nrows++] = line;
+	}
+	if (!nrows) {
+		set_error(err, errlen, "empty file");
+		return -EINVAL;
+	}
+	n = split_fields(row[0], field, ARRAY_SIZE(field));
+	if (n < 0 || find_columns(field, 0, n, budget_columns,
+				  NR_BUDGET_COLUMNS, column, 1, err, errlen))
+		return -EINVAL;
+	b->present = nrows == 2;
+	if (!b->present)
+		return 0;
+	n = split_fields(row[1], field, ARRAY_SIZE(field));
+	for (i = 0; i < NR_BUDGET_COLUMNS; i++) {
+		if (n < 0 || column[i] >= n) {
+			set_error(err, errlen, "line 2 has no %s",
+				  budget_columns[i]);
+			return -EINVAL;
+		}
+	}
+	for (i = 0; i < BUDGET_STATE; i++)
+		if (parse_counter(field[column[i]], budget_columns[i], 2,
+				  &b->value[i], err, errlen))
+			return -EINVAL;
+	if (b->value[BUDGET_NODE] != b->nid) {
+		set_error(err, errlen, "line 2 is node %s's",
+			  field[column[BUDGET_NODE]]);
+		return -EINVAL;
+	}
+	b->over = !strcmp(field[column[BUDGET_STATE]], "over");
+	if (!b->over && strcmp(field[column[BUDGET_STATE]], "within")) {
+		set_error(err, errlen, "line 2: state '%s' is not within or over",
+			  field[column[BUDGET_STATE]]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Each online node's budget state, while the policy is budget or a node
+ * is over its budget (an override's or a cgroup's budget policy). Nothing
+ * from a module without the files. 0, or an exit status after a message.
+ */
+static int print_node_budgets(const char *online)
+{
+	unsigned long nids[STATS_MAX_NODES];
+	unsigned int i, n = online_nodes(online, nids);
+	char path[PATH_MAX], policy[64], label[32], value[128], err[256];
+	char est[32], budget[32];
+	struct node_budget *b;
+	bool show = false;
+	char *text;
+	int ret = 0;
+
+	b = calloc(n ? n : 1, sizeof(*b));
+	if (!b) {
+		error("out of memory");
+		return EXIT_FAIL;
+	}
+	if (!read_param("policy", policy, sizeof(policy)))
+		show = policy_uses_budget(policy);
+	for (i = 0; i < n && !ret; i++) {
+		b[i].nid = nids[i];
+		snprintf(path, sizeof(path), "%s/" CONTROL_DIR "/nodes/node%lu/budget",
+			 sysfs_root(), nids[i]);
+		text = read_text(path);
+		if (!text && errno == ENOENT)
+			continue;	/* an older module, or the node went */
+		if (!text) {
+			ret = sysfs_failure("read", path, errno);
+			break;
+		}
+		if (parse_node_budget(text, &b[i], err, sizeof(err))) {
+			error("cannot parse %s: %s", path, err);
+			ret = EXIT_FAIL;
+		}
+		free(text);
+		show |= b[i].over;
+	}
+	for (i = 0; show && !ret && i < n; i++) {
+		if (!b[i].present)
+			continue;
+		format_duration(est, sizeof(est), b[i].value[BUDGET_ESTIMATE]);
+		format_duration(budget, sizeof(budget),
+				b[i].value[BUDGET_BUDGET]);
+		if (b[i].over)
+			snprintf(value, sizeof(value),
+				 "estimate %s, over the %s budget, probe every %" PRIu64 " faults",
+				 est, budget, b[i].value[BUDGET_PERIOD]);
+		else
+			snprintf(value, sizeof(value),
+				 "estimate %s, within the %s budget", est,
+				 budget);
+		snprintf(label, sizeof(label), "budget node %lu:", b[i].nid);
+		print_field(label, value);
+	}
+	free(b);
+	return ret;
 }
 
 /*
@@ -172,11 +319,11 @@ static int print_module_status(void)
 
 		snprintf(key, sizeof(key), "%s:", s->name);
 		if (read_param(s->name, line, sizeof(line)))
-			snprintf(line, sizeof(line), "unknown");
-		else if (!s->choices && line[0] >= '0' && line[0] <= '7' &&
-			 !line[1])
-			format_zone_reclaim(line, sizeof(line), line[0] - '0');
-		print_field(key, line);
+			print_field(key, "unknown");
+		else if (format_setting(s, line, value, sizeof(value)))
+			print_field(key, line);	/* another module's: as it is */
+		else
+			print_field(key, value);
 	}
 	return ret;
 }
@@ -209,6 +356,11 @@ static int do_status(const struct command *cmd, int argc, char *argv[])
 	}
 	print_field("nodes online:", online);
 	print_node_memory(online);
+	if (loaded) {
+		failed = print_node_budgets(online);
+		if (failed && !ret)
+			ret = failed;
+	}
 	return ret;
 }
 
@@ -489,14 +641,16 @@ static void join_options(const struct load_options *lo, bool conf,
 }
 
 /*
- * zone_reclaim acts only under local-then-remote: the kernel takes the
- * last value of each parameter, and a setting not given stays at the
- * module's default (policy kernel, zone_reclaim 0).
+ * zone_reclaim acts only under local-then-remote and budget, budget_us
+ * only under budget: the kernel takes the last value of each parameter,
+ * and a setting not given stays at the module's default (policy kernel,
+ * zone_reclaim 0; budget_us is noted whenever it is given).
  */
-static void note_unused_zone_reclaim(const struct load_options *lo)
+static void note_unused_settings(const struct load_options *lo)
 {
 	const char *policy = thpnuma_policy_names[THPNUMA_POLICY_KERNEL];
 	const char *zone_reclaim = "0";
+	bool budget_us = lo->given[THPNUMA_SETTING_BUDGET_US];
 	unsigned int i;
 
 	for (i = 0; i < lo->conf.nr; i++) {
@@ -508,6 +662,8 @@ static void note_unused_zone_reclaim(const struct load_options *lo)
 			policy = o->value;
 		else if (!strcmp(o->name, "zone_reclaim"))
 			zone_reclaim = o->value;
+		else if (!strcmp(o->name, "budget_us"))
+			budget_us = true;
 	}
 	if (lo->given[THPNUMA_SETTING_POLICY])
 		policy = strchr(lo->ours[THPNUMA_SETTING_POLICY], '=') + 1;
@@ -515,8 +671,11 @@ static void note_unused_zone_reclaim(const struct load_options *lo)
 		zone_reclaim = strchr(lo->ours[THPNUMA_SETTING_ZONE_RECLAIM],
 				      '=') + 1;
 	if (strcmp(zone_reclaim, "0") && !policy_uses_zone_reclaim(policy))
-		notice("zone_reclaim applies only under local-then-remote; the policy will be %s",
-		     policy);
+		notice("zone_reclaim applies only under " ZONE_RECLAIM_POLICIES "; the policy will be %s",
+		       policy);
+	if (budget_us && !policy_uses_budget(policy))
+		notice("budget_us applies only under budget; the policy will be %s",
+		       policy);
 }
 
 /* An install command or a softdep: modprobe's rules, which libkmod runs. */
@@ -607,6 +766,7 @@ static int do_load(const struct command *cmd, int argc, char *argv[])
 	static const struct option options[] = {
 		{ "policy", required_argument, NULL, 'p' },
 		{ "zone-reclaim", required_argument, NULL, 'z' },
+		{ "budget-us", required_argument, NULL, 'b' },
 		{ "scope", required_argument, NULL, 's' },
 		{ "coverage", required_argument, NULL, 'c' },
 		{ "module", required_argument, NULL, 'm' },
@@ -621,12 +781,12 @@ static int do_load(const struct command *cmd, int argc, char *argv[])
 	char config[4096], params[512], all[4608], what[PATH_MAX + 16];
 	struct kmod_module *mod = NULL;
 	struct kmod_ctx *ctx;
-	unsigned int zone_reclaim;
+	unsigned int zone_reclaim, budget_us;
 	bool dry_run = false, via_modprobe;
 	int c, id, ret, err, kmsg_fd;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":p:z:s:c:m:C:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:z:b:s:c:m:C:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 		case 's':
@@ -648,6 +808,15 @@ static int do_load(const struct command *cmd, int argc, char *argv[])
 			id = THPNUMA_SETTING_ZONE_RECLAIM;
 			snprintf(lo.ours[id], sizeof(lo.ours[id]),
 				 "zone_reclaim=%u", zone_reclaim);
+			lo.given[id] = true;
+			break;
+		case 'b':
+			ret = check_budget_us(cmd, optarg, &budget_us);
+			if (ret >= 0)
+				return ret;
+			id = THPNUMA_SETTING_BUDGET_US;
+			snprintf(lo.ours[id], sizeof(lo.ours[id]),
+				 "budget_us=%u", budget_us);
 			lo.given[id] = true;
 			break;
 		case 'm':
@@ -672,7 +841,10 @@ static int do_load(const struct command *cmd, int argc, char *argv[])
 	ret = read_settings_file(&lo, conf_path, &settings);
 	if (ret)
 		return ret;
-	/* As the module applies them: policy, zone_reclaim, scope, coverage. */
+	/*
+	 * As the module applies them: policy, zone_reclaim, scope, coverage,
+	 * budget_us.
+	 */
 	join_options(&lo, false, true, params, sizeof(params));
 
 	ret = EXIT_FAIL;
@@ -728,7 +900,7 @@ static int do_load(const struct command *cmd, int argc, char *argv[])
 	ret = check_config_options(&lo, via_modprobe);
 	if (ret)
 		goto out;
-	note_unused_zone_reclaim(&lo);
+	note_unused_settings(&lo);
 	join_options(&lo, true, false, config, sizeof(config));
 	join_options(&lo, true, true, all, sizeof(all));
 
@@ -983,8 +1155,9 @@ const struct command cmd_load = {
 	.name = "load", .run = do_load,
 	.summary = "load the module with initial settings",
 	.usage =
-	"load [--policy P] [--zone-reclaim N] [--scope S] [--coverage C]\n"
-	"                       [--module PATH] [--config FILE] [--dry-run]\n"
+	"load [--policy P] [--zone-reclaim N] [--budget-us US]\n"
+	"                       [--scope S] [--coverage C] [--module PATH]\n"
+	"                       [--config FILE] [--dry-run]\n"
 	"Load thpnuma through libkmod: from /lib/modules/$(uname -r), or from\n"
 	"PATH. Its options come from modprobe.d (\"options thpnuma policy=...\")\n"
 	"and the kernel command line (thpnuma.policy=...), then from the\n"
@@ -995,6 +1168,8 @@ const struct command cmd_load = {
 	"per-cgroup settings are applied. Needs root.\n\n"
 	"  -p, --policy P        " THPNUMA_POLICY_CHOICES "\n"
 	"  -z, --zone-reclaim N  0-7, none, or a comma list of reclaim,write,swap\n"
+	"  -b, --budget-us US    budget's bound on local effort, 1-1000000\n"
+	"                        microseconds (default 1000)\n"
 	"  -s, --scope S         " THPNUMA_SCOPE_CHOICES "\n"
 	"  -c, --coverage C      " THPNUMA_COVERAGE_CHOICES "\n"
 	"  -m, --module PATH     load this .ko file instead\n"
@@ -1006,6 +1181,7 @@ const struct command cmd_load = {
 	"  thpnumactl load --policy strict-local\n"
 	"  thpnumactl load --dry-run\n"
 	"  thpnumactl load --policy local-then-remote --zone-reclaim reclaim,write\n"
+	"  thpnumactl load --policy budget --budget-us 500\n"
 	"  thpnumactl load --module ./thpnuma.ko --scope madvise\n",
 };
 

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * thpnumactl policy, zone-reclaim, scope, coverage: show or set one run-time
- * setting, named and validated by the module's own thpnuma_settings[].
+ * thpnumactl policy, zone-reclaim, budget-us, scope, coverage: show or set
+ * one run-time setting, named and validated by the module's own
+ * thpnuma_settings[].
  * And reset, which zeroes the counters.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -13,52 +15,63 @@
 #include "thpnumactl.h"
 
 /*
- * What the parameter shows ("b", or "5"), as the command prints it ("b",
- * or "5 (reclaim,swap)"); -EINVAL if it shows something else.
+ * @text, as the command takes it, into @param, as the module parameter
+ * takes it: a name, zone_reclaim's names as bits. -1 to go on, else a
+ * usage error's exit status.
  */
-static int format_param_value(const struct thpnuma_setting *s,
-			      const char *line, char *buf, size_t len)
+static int check_value(const struct command *cmd,
+		       const struct thpnuma_setting *s, const char *text,
+		       char *param, size_t len)
 {
-	unsigned long value;
-	char *end;
+	unsigned int value = 0;
+	int ret = EXIT_USAGE;
 
-	if (s->choices) {
-		if (lookup_name(line, s->choices, s->nr_choices) < 0 ||
-		    strlen(line) >= len)
-			return -EINVAL;
-		memcpy(buf, line, strlen(line) + 1);
-		return 0;
+	switch (s->kind) {
+	case THPNUMA_SETTING_CHOICE:
+		ret = check_choice(cmd, s, text);
+		if (ret < 0)
+			snprintf(param, len, "%s", text);
+		return ret;
+	case THPNUMA_SETTING_BITS:
+		ret = check_zone_reclaim(cmd, text, &value);
+		break;
+	case THPNUMA_SETTING_MICROSECONDS:
+		ret = check_budget_us(cmd, text, &value);
+		break;
 	}
-	errno = 0;
-	value = strtoul(line, &end, 10);
-	if (errno || end == line || *end || value > THPNUMA_ZR_MASK)
-		return -EINVAL;
-	format_zone_reclaim(buf, len, value);
-	return 0;
+	if (ret < 0)
+		snprintf(param, len, "%u", value);
+	return ret;
 }
 
 /*
- * zone_reclaim acts only under local-then-remote: say so when a change
- * leaves it without effect. Settings come from the module parameters;
- * when one cannot be read there is nothing to say.
+ * zone_reclaim acts only under local-then-remote and budget, budget_us
+ * only under budget: say so when a change leaves one without effect.
+ * Settings come from the module parameters; when one cannot be read
+ * there is nothing to say.
  */
-static void note_unused_zone_reclaim(const struct thpnuma_setting *s,
-				     const char *wanted, unsigned int bits)
+static void note_unused_setting(const struct thpnuma_setting *s,
+				const char *wanted, const char *param)
 {
 	char policy[64], zr[64];
 
-	if (s->id == THPNUMA_SETTING_ZONE_RECLAIM && bits &&
+	if (s->id == THPNUMA_SETTING_ZONE_RECLAIM && strcmp(param, "0") &&
 	    !read_param("policy", policy, sizeof(policy)) &&
 	    !policy_uses_zone_reclaim(policy))
-		notice("zone_reclaim applies only under local-then-remote; the current policy is %s",
-		     policy);
+		notice("zone_reclaim applies only under " ZONE_RECLAIM_POLICIES "; the current policy is %s",
+		       policy);
+	if (s->id == THPNUMA_SETTING_BUDGET_US &&
+	    !read_param("policy", policy, sizeof(policy)) &&
+	    !policy_uses_budget(policy))
+		notice("budget_us applies only under budget; the current policy is %s",
+		       policy);
 	if (s->id == THPNUMA_SETTING_POLICY &&
 	    !policy_uses_zone_reclaim(wanted) &&
 	    !read_param("zone_reclaim", zr, sizeof(zr)) &&
 	    zr[0] >= '1' && zr[0] <= '7' && !zr[1]) {
 		format_zone_reclaim(zr, sizeof(zr), zr[0] - '0');
-		notice("zone_reclaim %s applies only under local-then-remote; it has no effect under %s",
-		     zr, wanted);
+		notice("zone_reclaim %s applies only under " ZONE_RECLAIM_POLICIES "; it has no effect under %s",
+		       zr, wanted);
 	}
 }
 
@@ -69,20 +82,24 @@ static void note_unused_zone_reclaim(const struct thpnuma_setting *s,
 static int do_setting(const struct command *cmd, int argc, char *argv[])
 {
 	const struct thpnuma_setting *s = setting_by_name(cmd->name);
-	char param[PATH_MAX], line[256], text[64];
+	char path[PATH_MAX], line[256], param[THPNUMA_MAX_WRITE + 1];
+	char text[64];
 	const char *wanted = NULL;
-	unsigned int bits = 0;
 	int ret;
 
+	/* "-5" is a bad value, not an unknown option '-5'. */
+	if (argc == 2 && argv[1][0] == '-' &&
+	    isdigit((unsigned char)argv[1][1])) {
+		ret = check_value(cmd, s, argv[1], param, sizeof(param));
+		if (ret >= 0)
+			return ret;
+	}
 	ret = parse_no_options(cmd, argc, argv, 1);
 	if (ret >= 0)
 		return ret;
 	if (optind < argc) {
 		wanted = argv[optind];
-		if (s->choices)
-			ret = check_choice(cmd, s, wanted);
-		else
-			ret = check_zone_reclaim(cmd, wanted, &bits);
+		ret = check_value(cmd, s, wanted, param, sizeof(param));
 		if (ret >= 0)
 			return ret;
 	}
@@ -90,27 +107,23 @@ static int do_setting(const struct command *cmd, int argc, char *argv[])
 	if (ret)
 		return ret;
 	if (wanted) {
-		if (s->choices)
-			snprintf(text, sizeof(text), "%s", wanted);
-		else
-			snprintf(text, sizeof(text), "%u", bits);
-		ret = write_param(s, text);
+		ret = write_param(s, param);
 		if (ret)
 			return ret;
 		/* The write was accepted whole: that is the new value. */
-		if (!s->choices)
-			format_zone_reclaim(text, sizeof(text), bits);
+		if (format_setting(s, param, text, sizeof(text)))
+			snprintf(text, sizeof(text), "%s", param);
 		printf("%s\n", text);
-		note_unused_zone_reclaim(s, wanted, bits);
+		note_unused_setting(s, wanted, param);
 		return EXIT_OK;
 	}
-	snprintf(param, sizeof(param), "%s/" PARAMS_DIR "/%s", sysfs_root(),
+	snprintf(path, sizeof(path), "%s/" PARAMS_DIR "/%s", sysfs_root(),
 		 s->name);
-	ret = read_line(param, line, sizeof(line));
+	ret = read_line(path, line, sizeof(line));
 	if (ret)
-		return sysfs_failure("read", param, -ret);
-	if (format_param_value(s, line, text, sizeof(text))) {
-		error("unexpected contents in %s: '%s'", param, line);
+		return sysfs_failure("read", path, -ret);
+	if (format_setting(s, line, text, sizeof(text))) {
+		error("unexpected contents in %s: '%s'", path, line);
 		return EXIT_FAIL;
 	}
 	printf("%s\n", text);
@@ -153,13 +166,27 @@ const struct command cmd_zone_reclaim = {
 	.summary = "show or set the local reclaim effort",
 	.usage =
 	"zone-reclaim [BITS | none | reclaim,write,swap]\n"
-	"How hard local-then-remote tries on the local node before going\n"
-	"remote: 1 reclaim clean page cache, 2 may write to the filesystem,\n"
-	"4 may swap. Prints the value as \"BITS (names)\".\n\n"
+	"How hard local-then-remote and budget try on the local node before\n"
+	"going remote: 1 reclaim clean page cache, 2 may write to the\n"
+	"filesystem, 4 may swap. Prints the value as \"BITS (names)\".\n\n"
 	"Examples:\n"
 	"  thpnumactl zone-reclaim\n"
 	"  thpnumactl zone-reclaim 3\n"
 	"  thpnumactl zone-reclaim reclaim,swap\n",
+};
+
+const struct command cmd_budget_us = {
+	.name = "budget-us", .run = do_setting,
+	.summary = "show or set the budget policy's bound on local effort",
+	.usage =
+	"budget-us [MICROSECONDS]\n"
+	"What a local attempt that needs compaction or reclaim may cost under\n"
+	"the budget policy, 1-1000000 microseconds (default 1000). A node whose\n"
+	"recent attempts cost more on average tries that effort only now and\n"
+	"then, until it is cheap again ('thpnumactl status' shows each node).\n\n"
+	"Examples:\n"
+	"  thpnumactl budget-us\n"
+	"  thpnumactl budget-us 500\n",
 };
 
 const struct command cmd_scope = {

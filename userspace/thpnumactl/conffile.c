@@ -63,14 +63,18 @@ static void read_setting(struct conf_reader *r, unsigned int lineno,
 			 s->name, conf->line[s->id]);
 		return;
 	}
-	if (s->choices) {
+	switch (s->kind) {
+	case THPNUMA_SETTING_CHOICE:
+	case THPNUMA_SETTING_MICROSECONDS:
+		/* As the module parameter takes it, or not at all. */
 		if (setting_value_error(s, word[1], why, sizeof(why))) {
 			bad_line(r, lineno, "%s", why);
 			return;
 		}
 		snprintf(conf->value[s->id], sizeof(conf->value[s->id]), "%s",
 			 word[1]);
-	} else {
+		break;
+	case THPNUMA_SETTING_BITS:
 		if (parse_zone_reclaim(word[1], &bits)) {
 			bad_line(r, lineno, "invalid zone_reclaim '%s' (%s)",
 				 word[1], ZONE_RECLAIM_VALUES);
@@ -78,6 +82,7 @@ static void read_setting(struct conf_reader *r, unsigned int lineno,
 		}
 		snprintf(conf->value[s->id], sizeof(conf->value[s->id]), "%u",
 			 bits);
+		break;
 	}
 	conf->line[s->id] = lineno;
 }
@@ -144,7 +149,7 @@ static void read_cgroup(struct conf_reader *r, unsigned int lineno,
 static int read_line_words(char *text, unsigned int lineno, void *arg)
 {
 	struct conf_reader *r = arg;
-	char *word[CONF_MAX_WORDS];
+	char *word[CONF_MAX_WORDS], names[128];
 	int nr, i;
 
 	/* More words than any line takes still say "too many". */
@@ -160,13 +165,15 @@ static int read_line_words(char *text, unsigned int lineno, void *arg)
 	}
 	if (!nr)
 		return 0;
-	if (!strcmp(word[0], "cgroup"))
+	if (!strcmp(word[0], "cgroup")) {
 		read_cgroup(r, lineno, word, nr);
-	else if (setting_by_name(word[0]))
+	} else if (setting_by_name(word[0])) {
 		read_setting(r, lineno, word, nr);
-	else
-		bad_line(r, lineno, "unknown setting '%s' (policy, zone_reclaim, scope, coverage or cgroup)",
-			 word[0]);
+	} else {
+		setting_names(names, sizeof(names));
+		bad_line(r, lineno, "unknown setting '%s' (%s or cgroup)",
+			 word[0], names);
+	}
 	return 0;
 }
 
@@ -230,10 +237,9 @@ static int apply_setting(const struct thpnuma_conf *conf, unsigned int id,
 	char shown[64];
 	int ret;
 
-	if (s->choices)
+	/* conf_read() checked it: as the module shows it, so it formats. */
+	if (format_setting(s, value, shown, sizeof(shown)))
 		snprintf(shown, sizeof(shown), "%s", value);
-	else
-		format_zone_reclaim(shown, sizeof(shown), value[0] - '0');
 	if (dry_run) {
 		printf("would set %s %s\n", s->name, shown);
 		return EXIT_OK;
@@ -283,13 +289,20 @@ static int apply_cgroup(const struct command *cmd,
 int conf_apply(const struct command *cmd, const struct thpnuma_conf *conf,
 	       bool settings, bool dry_run)
 {
-	/* zone_reclaim before policy: never a moment of an old, harder one. */
+	/*
+	 * zone_reclaim and budget_us before policy: never a moment of an
+	 * old, harder one under the new policy.
+	 */
 	static const unsigned int order[] = {
-		THPNUMA_SETTING_ZONE_RECLAIM, THPNUMA_SETTING_SCOPE,
-		THPNUMA_SETTING_COVERAGE, THPNUMA_SETTING_POLICY,
+		THPNUMA_SETTING_ZONE_RECLAIM, THPNUMA_SETTING_BUDGET_US,
+		THPNUMA_SETTING_SCOPE, THPNUMA_SETTING_COVERAGE,
+		THPNUMA_SETTING_POLICY,
 	};
 	unsigned int i, applied = 0;
 	int ret, status = EXIT_OK;
+
+	_Static_assert(ARRAY_SIZE(order) == THPNUMA_NR_SETTINGS,
+		       "every setting has its place in the order");
 
 	for (i = 0; settings && i < ARRAY_SIZE(order); i++) {
 		if (!conf->line[order[i]])

@@ -158,10 +158,15 @@ int write_param(const struct thpnuma_setting *s, const char *value)
 		 s->name);
 	ret = write_value(path, value);
 	if (ret == -EINVAL) {
-		if (s->choices)
+		switch (s->kind) {
+		case THPNUMA_SETTING_CHOICE:
 			error("the module refused %s '%s'", s->name, value);
-		else
+			break;
+		case THPNUMA_SETTING_BITS:
+		case THPNUMA_SETTING_MICROSECONDS:
 			error("the module refused %s %s", s->name, value);
+			break;
+		}
 		return EXIT_FAIL;
 	}
 	return ret ? sysfs_failure("change", path, -ret) : EXIT_OK;

@@ -484,6 +484,7 @@ static bool valid_max_tasks(const char *s)
 int module_option_check(const struct module_option *o, char *why,
 			size_t len)
 {
+	char names[128];
 	unsigned int i;
 
 	/* The kernel's own parameters of every module. */
@@ -493,9 +494,10 @@ int module_option_check(const struct module_option *o, char *why,
 		if (!strcmp(o->name, thpnuma_settings[i].name))
 			break;
 	if (i == THPNUMA_NR_SETTINGS && strcmp(o->name, "max_tasks")) {
+		setting_names(names, sizeof(names));
 		snprintf(why, len, "unknown parameter '%s' (" MODULE_NAME
-			 " has policy, zone_reclaim, scope, coverage, max_tasks; the kernel would ignore it)",
-			 o->name);
+			 " has %s, max_tasks; the kernel would ignore it)",
+			 o->name, names);
 		return -EINVAL;
 	}
 	if (!o->value) {

@@ -16,7 +16,8 @@
 /* In the order --help lists them. */
 static const struct command *const commands[] = {
 	&cmd_load, &cmd_unload, &cmd_apply, &cmd_status,
-	&cmd_policy, &cmd_zone_reclaim, &cmd_scope, &cmd_coverage,
+	&cmd_policy, &cmd_zone_reclaim, &cmd_budget_us, &cmd_scope,
+	&cmd_coverage,
 	&cmd_stat, &cmd_watch, &cmd_hist,
 	&cmd_run, &cmd_tasks, &cmd_task, &cmd_cgroups, &cmd_cgroup,
 	&cmd_compare,

@@ -66,8 +66,8 @@ struct command {
 
 /* In the order `thpnumactl --help` lists them (thpnumactl.c). */
 extern const struct command cmd_load, cmd_unload, cmd_status;	/* cmd-module.c */
-extern const struct command cmd_policy, cmd_zone_reclaim, cmd_scope,
-	cmd_coverage, cmd_reset;				/* cmd-settings.c */
+extern const struct command cmd_policy, cmd_zone_reclaim, cmd_budget_us,
+	cmd_scope, cmd_coverage, cmd_reset;			/* cmd-settings.c */
 extern const struct command cmd_stat, cmd_watch;		/* cmd-stat.c */
 extern const struct command cmd_hist;				/* cmd-hist.c */
 extern const struct command cmd_run, cmd_tasks, cmd_task,
@@ -111,6 +111,15 @@ void join_names(char *buf, size_t len, const char *const *names,
  */
 int setting_value_error(const struct thpnuma_setting *s, const char *value,
 			char *why, size_t len);
+/*
+ * @value, as setting @s's module parameter shows it ("strict-local", "5",
+ * "1000"), as thpnumactl prints it ("strict-local", "5 (reclaim,swap)",
+ * "1000"); -EINVAL if the module would not show @value.
+ */
+int format_setting(const struct thpnuma_setting *s, const char *value,
+		   char *buf, size_t len);
+/* "policy, zone_reclaim, ...": every setting's name. */
+void setting_names(char *buf, size_t len);
 /* -1 if @name is one of @s's choices, else a usage error's exit status. */
 int check_choice(const struct command *cmd, const struct thpnuma_setting *s,
 		 const char *name);
@@ -126,8 +135,19 @@ int check_zone_reclaim(const struct command *cmd, const char *text,
 		       unsigned int *bits);
 /* "5 (reclaim,swap)" */
 void format_zone_reclaim(char *buf, size_t len, unsigned int bits);
-/* zone_reclaim acts only under local-then-remote. */
+/* The policies zone_reclaim acts under, for notes, and the test. */
+#define ZONE_RECLAIM_POLICIES	"local-then-remote and budget"
 bool policy_uses_zone_reclaim(const char *policy);
+
+/* budget_us as the module takes it, in microseconds: 0 or -EINVAL. */
+int parse_budget_us(const char *text, unsigned int *us);
+/* The same, but -1 to go on, else a usage error's exit status. */
+int check_budget_us(const struct command *cmd, const char *text,
+		    unsigned int *us);
+/* budget_us acts only under budget. */
+bool policy_uses_budget(const char *policy);
+/* A time for people: "812 ns", "250 us", "1.23 ms", "2 s". */
+void format_duration(char *buf, size_t len, unsigned long long ns);
 
 /* The options of run, task and cgroup: --policy, --user (run), --zone-reclaim. */
 struct override_options {

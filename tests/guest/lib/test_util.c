@@ -788,12 +788,13 @@ int parse_fault_event(const char *line, struct fault_event *e)
 	if (!p)
 		return 0;
 	memset(e, 0, sizeof(*e));
-	return sscanf(p, " thp_fault: pid=%d node=%d policy=%23s zone_reclaim=%u override=%d action=%23s reason=%15s kind=%7s order=%d result=%15s nid=%d local_attempt=%15s compact_stall=%llu compact_success=%llu reclaim_stall=%llu reclaim_pages=%llu alloc_ns=%llu",
+	return sscanf(p, " thp_fault: pid=%d node=%d policy=%23s zone_reclaim=%u override=%d action=%23s reason=%15s kind=%7s order=%d result=%15s nid=%d local_attempt=%15s compact_stall=%llu compact_success=%llu reclaim_stall=%llu reclaim_pages=%llu alloc_ns=%llu budget_us=%u budget=%7s local_ns=%llu effort_ns=%llu",
 		      &e->pid, &e->node, e->policy, &e->zone_reclaim,
 		      &e->override, e->action, e->reason, e->kind, &e->order,
 		      e->result, &e->nid, e->local_attempt, &e->compact_stall,
 		      &e->compact_success, &e->reclaim_stall, &e->reclaim_pages,
-		      &e->alloc_ns) == 17 ? 1 : -1;
+		      &e->alloc_ns, &e->budget_us, e->budget,
+		      &e->local_ns, &e->effort_ns) == 21 ? 1 : -1;
 }
 
 int fault_trace_start(void)

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "budget.h"
 #include "counters.h"
 #include "policy.h"
 #include "stats.h"
@@ -213,6 +214,10 @@ struct fault_event {
 	     local_attempt[16];
 	unsigned long long compact_stall, compact_success, reclaim_stall;
 	unsigned long long reclaim_pages, alloc_ns;
+	unsigned int budget_us;
+	char budget[8];			/* "-", effort, probe or skip */
+	unsigned long long local_ns;	/* the local attempt's time */
+	unsigned long long effort_ns;	/* in compaction and direct reclaim */
 };
 
 /* The event's names for the values of policy.h's lists. */
@@ -220,6 +225,7 @@ struct fault_event {
 #define REASON_NAME(r)	thpnuma_passthrough_reason_names[THPNUMA_PT_##r]
 #define RESULT_NAME(r)	thpnuma_fault_result_names[THPNUMA_RESULT_##r]
 #define LOCAL_NAME(l)	thpnuma_local_attempt_names[THPNUMA_LOCAL_##l]
+#define BUDGET_NAME(d)	thpnuma_budget_decision_names[THPNUMA_BD_##d]
 
 /* 1: @line is an event, parsed; 0: it is not one; -1: malformed. */
 int parse_fault_event(const char *line, struct fault_event *e);

@@ -64,6 +64,7 @@ make_tree() {
 	echo 3 > "$dbg/zone_reclaim"
 	echo "[all] madvise" > "$dbg/scope"
 	echo "pmd pmd+mthp [all]" > "$dbg/coverage"
+	echo 1000 > "$dbg/budget_us"
 	: > "$dbg/reset"
 	put_table "$FIXTURES/good-2node.txt" stats
 	put_table "$FIXTURES/hist-2node.txt" hist
@@ -73,6 +74,10 @@ make_tree() {
 		       $col["fallback"] = 2; $col["passthrough"] = 7; print }' \
 		"$FIXTURES/orders-2node.txt" > "$work/orders.tree"
 	put_table "$work/orders.tree" orders
+	# The budget policy's state: both nodes within the default budget.
+	printf 'node estimate_ns budget_ns probe_period since_probe state\n0 180000 1000000 2 0 within\n1 0 1000000 2 0 within\n' \
+		> "$work/budget.tree"
+	put_table "$work/budget.tree" budget
 	# tasks and its read-only twin, overrides: the same list.
 	printf '412 thp\\040touch strict-local -\n77 db local-then-remote 3\n' \
 		> "$dbg/tasks"
@@ -90,6 +95,7 @@ make_tree() {
 	echo 3 > "$sys/module/thpnuma/parameters/zone_reclaim"
 	echo all > "$sys/module/thpnuma/parameters/scope"
 	echo all > "$sys/module/thpnuma/parameters/coverage"
+	echo 1000 > "$sys/module/thpnuma/parameters/budget_us"
 	: > "$sys/kernel/thpnuma/tasks"
 	: > "$sys/kernel/thpnuma/cgroups"
 	: > "$sys/kernel/thpnuma/reset"
@@ -134,7 +140,7 @@ expect 2 "invalid interval '0'" "watch -i 0" watch -i 0
 expect 2 "invalid interval 'x'" "watch -i x" watch -i x
 expect 2 "invalid count '-1'" "watch -c -1" watch -c -1
 expect 2 "invalid count '0'" "watch -c 0" watch -c 0
-expect 2 "invalid policy 'bogus' (valid: kernel, strict-local, local-then-remote)" \
+expect 2 "invalid policy 'bogus' (valid: kernel, strict-local, local-then-remote, budget)" \
 	"policy bogus" policy bogus
 expect 2 "unexpected argument 'kernel'" "policy with two names" policy strict-local kernel
 expect 2 "invalid scope 'none'" "scope none" scope none
@@ -148,10 +154,33 @@ expect 2 "invalid zone reclaim mode 'reclaim,foo'" "zone-reclaim unknown name" \
 expect 2 "invalid zone reclaim mode 'reclaim,,swap'" "zone-reclaim empty name" \
 	zone-reclaim reclaim,,swap
 expect 2 "invalid zone reclaim mode ''" "zone-reclaim empty" zone-reclaim ""
+expect 2 "invalid zone reclaim mode '-1'" "zone-reclaim -1 is a bad value, not an option" \
+	zone-reclaim -1
+# budget_us: 1-1000000 as the module's parser takes it, no sign, space or
+# leading zero; "-5" is a bad value, not an unknown option.
+for bad in 0 01 0500 1000001 10000000 -5 -0 abc "" " 5" "5 " +5 1e3 1.5 0x10; do
+	expect 2 "invalid budget_us '$bad' (1-1000000 microseconds, written without sign or leading zeros)" \
+		"budget-us '$bad'" budget-us "$bad"
+done
+run budget-us -5
+if [ "$rc" -eq 2 ] && grep -qxF "Try 'thpnumactl budget-us --help'." "$work/err" &&
+   [ ! -s "$work/out" ]; then
+	ok "budget-us usage errors point to --help and print nothing"
+else
+	not_ok "budget-us usage errors point to --help (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+expect 2 "unexpected argument '2'" "budget-us with two values" budget-us 1 2
+expect 2 "unknown option '-x'" "budget-us -x is an option" budget-us -x
 expect 2 "invalid policy 'fast'" "load --policy fast" load --policy fast
 expect 2 "invalid zone reclaim mode '9'" "load --zone-reclaim 9" load --zone-reclaim 9
 expect 2 "invalid scope 'some'" "load --scope some" load --scope some
 expect 2 "invalid coverage 'thp'" "load --coverage thp" load --coverage thp
+expect 2 "invalid budget_us '0' (1-1000000 microseconds" "load --budget-us 0" load --budget-us 0
+expect 2 "invalid budget_us '01'" "load -b 01" load -b 01
+expect 2 "invalid budget_us '1000001'" "load --budget-us=1000001" load --budget-us=1000001
+expect 2 "invalid budget_us '-5'" "load -b -5" load -b -5
+expect 2 "option '--budget-us' needs an argument" "load --budget-us without a value" load --budget-us
 expect 2 "option '--module' needs an argument" "load --module without a path" load --module
 expect 2 "unexpected argument 'thpnuma'" "load with a stray argument" load thpnuma
 expect 2 "unexpected argument 'now'" "unload with a stray argument" unload now
@@ -167,7 +196,7 @@ expect 1 "load the module of thpnumactl's version" \
 echo test > "$sys/module/thpnuma/version"
 
 # ---- help and version ------------------------------------------------
-for c in load unload apply status policy zone-reclaim scope coverage stat watch hist run tasks task cgroups cgroup policies reset; do
+for c in load unload apply status policy zone-reclaim budget-us scope coverage stat watch hist run tasks task cgroups cgroup policies reset; do
 	expect 0 "Example" "$c --help shows usage with examples" $c --help
 done
 expect 0 "Usage: thpnumactl stat" "help stat" help stat
@@ -198,6 +227,36 @@ echo "garbage" > "$par/zone_reclaim"
 expect 1 "unexpected contents" "zone-reclaim refuses a garbled parameter" zone-reclaim
 echo "[strict-local]" > "$par/policy"
 expect 1 "unexpected contents" "policy refuses a parameter that is not a name" policy
+echo strict-local > "$par/policy"
+
+# ---- budget-us: a plain number of microseconds ----------------------------
+run budget-us
+if [ "$rc" -eq 0 ] && [ "$(cat "$work/out")" = 1000 ] && [ ! -s "$work/err" ]; then
+	ok "budget-us prints the parameter's number"
+else
+	not_ok "budget-us prints the parameter's number (rc=$rc, out '$(cat "$work/out")')"
+fi
+echo budget > "$par/policy"
+for v in 1 500 1000000; do
+	: > "$par/budget_us"
+	run budget-us "$v"
+	if [ "$rc" -eq 0 ] && [ "$(cat "$work/out")" = "$v" ] && [ ! -s "$work/err" ]; then
+		ok "budget-us $v under budget: set and printed, no note"
+	else
+		not_ok "budget-us $v under budget (rc=$rc)"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
+	expect_file "$par/budget_us" "$v" "budget-us $v writes $v"
+done
+for bad in 0500 0 1000001 garbage "" "[1000]"; do
+	printf '%s\n' "$bad" > "$par/budget_us"
+	expect 1 "unexpected contents in $par/budget_us: '$bad'" \
+		"budget-us refuses a parameter of '$bad'" budget-us
+done
+rm "$par/budget_us"
+expect 1 "cannot read $par/budget_us: No such file or directory" \
+	"budget-us without its parameter (an older module) fails" budget-us
+echo 1000 > "$par/budget_us"
 echo 3 > "$par/zone_reclaim"
 echo strict-local > "$par/policy"
 echo all > "$par/scope"
@@ -288,7 +347,7 @@ expect_no_note() {
 }
 for p in kernel strict-local; do
 	echo "$p" > "$par/policy"
-	expect_note "zone_reclaim applies only under local-then-remote; the current policy is $p" \
+	expect_note "zone_reclaim applies only under local-then-remote and budget; the current policy is $p" \
 		"zone-reclaim swap under $p gets a note" zone-reclaim swap
 	expect_file "$par/zone_reclaim" 4 "zone-reclaim swap under $p is still set"
 done
@@ -296,17 +355,33 @@ echo strict-local > "$par/policy"
 expect_no_note "zone-reclaim none under strict-local: nothing to note" zone-reclaim none
 echo local-then-remote > "$par/policy"
 expect_no_note "zone-reclaim 3 under local-then-remote: no note" zone-reclaim 3
-expect_note "zone_reclaim 3 (reclaim,write) applies only under local-then-remote; it has no effect under kernel" \
+expect_note "zone_reclaim 3 (reclaim,write) applies only under local-then-remote and budget; it has no effect under kernel" \
 	"policy kernel with zone_reclaim 3 gets a note" policy kernel
 : > "$par/policy"
 echo 0 > "$par/zone_reclaim"
 expect_no_note "policy strict-local with zone_reclaim 0: no note" policy strict-local
 echo 3 > "$par/zone_reclaim"
 expect_no_note "policy local-then-remote: no note" policy local-then-remote
-expect_note "zone_reclaim applies only under local-then-remote; this override's policy is kernel" \
+expect_note "zone_reclaim applies only under local-then-remote and budget; this override's policy is kernel" \
 	"task -z with policy kernel gets a note" task -z 3 412 kernel
 expect_no_note "task -z with local-then-remote: no note" task -z 3 412 local-then-remote
 expect_no_note "task PID strict-local without -z: no note" task 412 strict-local
+# budget uses zone_reclaim as its local effort; budget_us only budget.
+echo budget > "$par/policy"
+expect_no_note "zone-reclaim 3 under budget: no note" zone-reclaim 3
+expect_no_note "task -z with budget: no note" task -z 3 412 budget
+: > "$par/policy"
+expect_no_note "policy budget with zone_reclaim 3: no note" policy budget
+expect_file "$par/policy" budget "policy budget writes the name"
+for p in kernel strict-local local-then-remote; do
+	echo "$p" > "$par/policy"
+	: > "$par/budget_us"
+	expect_note "budget_us applies only under budget; the current policy is $p" \
+		"budget-us 250 under $p gets a note" budget-us 250
+	expect_file "$par/budget_us" 250 "budget-us 250 under $p is still set"
+done
+echo strict-local > "$par/policy"
+echo 1000 > "$par/budget_us"
 : > "$ctl/tasks"
 echo 3 > "$par/zone_reclaim"
 echo strict-local > "$par/policy"
@@ -386,7 +461,7 @@ if [ "$rc" -eq 0 ] && python3 "$here/check_prometheus.py" "$work/out" &&
 else
 	not_ok "stat --prometheus is valid exposition text"
 fi
-if grep -qx 'thpnuma_info{version="0.1.0",kernel="6.1.0-57-amd64",hooked_symbol="vma_alloc_folio",policy="strict-local",zone_reclaim="3",scope="all",coverage="all"} 1' "$work/out" &&
+if grep -qx 'thpnuma_info{version="0.1.0",kernel="6.1.0-57-amd64",hooked_symbol="vma_alloc_folio",policy="strict-local",zone_reclaim="3",scope="all",coverage="all",budget_us="1000"} 1' "$work/out" &&
    grep -qx '# TYPE thpnuma_info gauge' "$work/out"; then
 	ok "stat --prometheus has thpnuma_info with version and settings"
 else
@@ -919,6 +994,92 @@ else
 	sed 's/^/# /' "$work/out"
 fi
 
+# status: budget_us, and each node's budget state when it matters.
+run status
+if [ "$rc" -eq 0 ] && grep -q "^budget_us: *1000$" "$work/out" &&
+   ! grep -q "^budget node" "$work/out"; then
+	ok "status shows budget_us; no budget lines under strict-local while every node is within"
+else
+	not_ok "status shows budget_us, no budget lines (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+echo budget > "$par/policy"
+run status
+if [ "$rc" -eq 0 ] && [ ! -s "$work/err" ] &&
+   grep -qx "budget node 0:   estimate 180 us, within the 1 ms budget" "$work/out" &&
+   grep -qx "budget node 1:   estimate 0 ns, within the 1 ms budget" "$work/out" &&
+   [ "$(grep -n '^budget node 0' "$work/out" | cut -d: -f1)" -gt \
+     "$(grep -n '^node 1 free' "$work/out" | cut -d: -f1)" ]; then
+	ok "status under budget: one line per online node, after the node memory"
+else
+	not_ok "status under budget: one line per online node (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+cp "$work/budget.tree" "$work/budget.saved"
+printf 'node estimate_ns budget_ns probe_period since_probe state\n0 1234567 1000000 8 3 over\n1 999999 1000000 2 0 within\n' \
+	> "$work/budget.tree"
+put_table "$work/budget.tree" budget
+echo strict-local > "$par/policy"
+run status
+if [ "$rc" -eq 0 ] &&
+   grep -qx "budget node 0:   estimate 1.23 ms, over the 1 ms budget, probe every 8 faults" "$work/out" &&
+   grep -qx "budget node 1:   estimate 1 ms, within the 1 ms budget" "$work/out"; then
+	ok "status under strict-local with a node over (an override's budget): the budget lines"
+else
+	not_ok "status with a node over its budget (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+# A node gone offline has only the header; a newer module's extra column
+# is skipped.
+printf 'node estimate_ns budget_ns probe_period since_probe state extra\n0 2500000000 500000 64 17 over x\n' \
+	> "$work/budget.tree"
+put_table "$work/budget.tree" budget
+run status
+if [ "$rc" -eq 0 ] &&
+   grep -qx "budget node 0:   estimate 2.5 s, over the 500 us budget, probe every 64 faults" "$work/out" &&
+   [ "$(grep -c '^budget node' "$work/out")" -eq 1 ]; then
+	ok "status: a node without a row gets no line, extra columns are skipped"
+else
+	not_ok "status: a node without a row, extra columns (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+for pair in "0 5 1000000 2 0 maybe|line 2: state 'maybe' is not within or over" \
+	"0 x 1000000 2 0 over|line 2: estimate_ns value \"x\" is not a number" \
+	"1 5 1000000 2 0 within|line 2 is node 1's" \
+	"0 5 1000000|line 2 has no probe_period"; do
+	row=${pair%%|*} msg=${pair#*|}
+	printf 'node estimate_ns budget_ns probe_period since_probe state\n%s\n' "$row" > "$nodes/node0/budget"
+	run status
+	if [ "$rc" -eq 1 ] && grep -qF "cannot parse $nodes/node0/budget: $msg" "$work/err" &&
+	   grep -q "^node 1 free" "$work/out" && ! grep -q "^budget node" "$work/out"; then
+		ok "status refuses a budget row '$row', after the rest of the status"
+	else
+		not_ok "status refuses a budget row '$row' (rc=$rc, want '$msg')"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
+done
+printf 'node estimate_ns state\n' > "$nodes/node0/budget"
+run status
+if [ "$rc" -eq 1 ] && grep -qF "cannot parse $nodes/node0/budget: " "$work/err" &&
+   grep -qF "budget_ns" "$work/err"; then
+	ok "status refuses a budget header without budget_ns"
+else
+	not_ok "status refuses a budget header without budget_ns (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+rm "$nodes/node0/budget" "$nodes/node1/budget"
+echo budget > "$par/policy"
+run status
+if [ "$rc" -eq 0 ] && [ ! -s "$work/err" ] && ! grep -q "^budget node" "$work/out"; then
+	ok "status of a module without the budget files: no budget lines, no error"
+else
+	not_ok "status of a module without the budget files (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+echo strict-local > "$par/policy"
+put_table "$work/budget.saved" budget
+cp "$work/budget.saved" "$work/budget.tree"
+
 # status: unmatched_thp_calls, hooked THP calls from no known fault path.
 run status
 if [ "$rc" -eq 0 ] && grep -q "^unmatched calls: *0$" "$work/out" &&
@@ -977,6 +1138,11 @@ expect 2 "invalid policy 'nope'" "compare --policies kernel,nope" compare -p ker
 expect 2 "at least two policies" "compare with one policy" compare -p kernel -- true
 expect 2 "'kernel' is named twice" "compare with a policy twice" compare -p kernel,kernel -- true
 expect 2 "zone_reclaim '9'" "compare with zone_reclaim 9" compare -p kernel,local-then-remote:9 -- true
+# budget and budget:ZR are policies to compare: accepted, then named twice.
+expect 2 "'budget' is named twice" "compare takes budget" compare -p budget,budget -- true
+expect 2 "'budget:3' is named twice" "compare takes budget:ZONE_RECLAIM" \
+	compare -p budget:3,budget:3 -- true
+expect 2 "zone_reclaim '8'" "compare with budget:8" compare -p kernel,budget:8 -- true
 expect 2 "--rounds: '0'" "compare --rounds 0" compare --rounds 0 -- true
 expect 2 "--rounds: '1001'" "compare --rounds 1001" compare --rounds 1001 -- true
 expect 2 "--better needs --metric" "compare --better without --metric" compare --better higher -- true
@@ -1086,7 +1252,7 @@ expect 2 "missing PATH" "cgroup without a PATH" cgroup
 expect 2 "invalid policy 'bogus'" "cgroup PATH bogus" cgroup /system.slice bogus
 expect 2 "--zone-reclaim needs a POLICY" "cgroup -z without a policy" cgroup -z 1 /system.slice
 expect 2 "unexpected argument 'extra'" "cgroup with three arguments" cgroup / kernel extra
-expect_note "zone_reclaim applies only under local-then-remote" \
+expect_note "zone_reclaim applies only under local-then-remote and budget; this setting's policy is strict-local" \
 	"cgroup -z with policy strict-local gets a note" cgroup -z 3 /system.slice strict-local
 printf '/system.slice/db.service local-then-remote 3\n/kubepods.slice/pod1.slice strict-local -\n' \
 	> "$ctl/cgroups"
@@ -1379,6 +1545,10 @@ expect_dry "policy=kernel zone_reclaim=5 scope=madvise" \
 expect_dry "scope=madvise coverage=pmd+mthp" \
 	"load --dry-run --coverage" --scope madvise --coverage pmd+mthp
 expect_dry "coverage=pmd" "load --dry-run -c" -c pmd
+expect_dry "policy=budget budget_us=500" "load --dry-run -p budget -b 500" -p budget -b 500
+expect_dry "policy=budget zone_reclaim=3 budget_us=1000000" \
+	"load --dry-run --budget-us=1000000 with budget's zone_reclaim" \
+	--policy budget --zone-reclaim 3 --budget-us=1000000
 printf '# thpnuma\noptions thpnuma policy=strict-local zone_reclaim=1\noptions other policy=kernel\n' \
 	> "$mp/thpnuma.conf"
 expect_dry "policy=strict-local zone_reclaim=1" "load --dry-run: modprobe.d options are applied"
@@ -1405,7 +1575,7 @@ expect_conf_error() {
 	fi
 }
 printf 'options thpnuma policy=strict_local\n' > "$mp/thpnuma.conf"
-expect_conf_error 2 "$mp/thpnuma.conf:1: invalid policy 'strict_local' (valid: kernel, strict-local, local-then-remote)" \
+expect_conf_error 2 "$mp/thpnuma.conf:1: invalid policy 'strict_local' (valid: kernel, strict-local, local-then-remote, budget)" \
 	"load --dry-run refuses a bad modprobe.d policy, naming FILE:LINE"
 dry --policy strict-local
 if [ "$rc" -eq 0 ] && [ "$(cat "$work/out")" = "would load $ko with options: policy=strict-local" ] &&
@@ -1416,7 +1586,7 @@ else
 	not_ok "load --policy replaces a bad modprobe.d policy (rc=$rc)"
 	sed 's/^/# /' "$work/out" "$work/err"
 fi
-expect_conf_error 2 "$mp/thpnuma.conf:1: invalid policy 'strict_local' (valid: kernel, strict-local, local-then-remote)" \
+expect_conf_error 2 "$mp/thpnuma.conf:1: invalid policy 'strict_local' (valid: kernel, strict-local, local-then-remote, budget)" \
 	"load --scope does not excuse a bad policy" --scope all
 printf '# comment\n\noptions other policy=bad\noptions thpnuma scope=all \\\n\tzone_reclaim=reclaim coverage=pmd\n' \
 	> "$mp/thpnuma.conf"
@@ -1425,7 +1595,7 @@ expect_conf_error 2 "$mp/thpnuma.conf:5: invalid zone_reclaim 'reclaim' (0-7: a 
 expect_dry "scope=all coverage=pmd zone_reclaim=5" \
 	"--zone-reclaim replaces the bad value, the rest stays" -z 5
 printf 'options thpnuma polcy=kernel\n' > "$mp/thpnuma.conf"
-expect_conf_error 2 "$mp/thpnuma.conf:1: unknown parameter 'polcy' (thpnuma has policy, zone_reclaim, scope, coverage, max_tasks; the kernel would ignore it)" \
+expect_conf_error 2 "$mp/thpnuma.conf:1: unknown parameter 'polcy' (thpnuma has policy, zone_reclaim, scope, coverage, budget_us, max_tasks; the kernel would ignore it)" \
 	"an unknown parameter is refused"
 printf 'options thpnuma policy\n' > "$mp/thpnuma.conf"
 expect_conf_error 2 "$mp/thpnuma.conf:1: policy has no value (policy=...)" \
@@ -1471,7 +1641,7 @@ echo "BOOT_IMAGE=/boot/vmlinuz-6.1.0-57-amd64 root=/dev/vda ro quiet" > "$work/c
 : > "$mp/thpnuma.conf"
 # zone_reclaim is ignored unless the policy is local-then-remote.
 dry -p strict-local -z 7
-if [ "$rc" -eq 0 ] && grep -qF "note: zone_reclaim applies only under local-then-remote; the policy will be strict-local" "$work/err"; then
+if [ "$rc" -eq 0 ] && grep -qF "note: zone_reclaim applies only under local-then-remote and budget; the policy will be strict-local" "$work/err"; then
 	ok "load -p strict-local -z 7 notes that zone_reclaim has no effect"
 else
 	not_ok "load -p strict-local -z 7 notes that zone_reclaim has no effect (rc=$rc)"
@@ -1479,7 +1649,7 @@ else
 fi
 printf 'options thpnuma zone_reclaim=1\n' > "$mp/thpnuma.conf"
 dry
-if [ "$rc" -eq 0 ] && grep -qF "note: zone_reclaim applies only under local-then-remote; the policy will be kernel" "$work/err"; then
+if [ "$rc" -eq 0 ] && grep -qF "note: zone_reclaim applies only under local-then-remote and budget; the policy will be kernel" "$work/err"; then
 	ok "load with modprobe.d's zone_reclaim and the default policy gets the note"
 else
 	not_ok "load with modprobe.d's zone_reclaim and the default policy gets the note (rc=$rc)"
@@ -1492,6 +1662,42 @@ else
 	not_ok "load -p local-then-remote with zone_reclaim: no note (rc=$rc)"
 	sed 's/^/# /' "$work/err"
 fi
+dry -p budget -b 250
+if [ "$rc" -eq 0 ] && [ ! -s "$work/err" ]; then
+	ok "load -p budget -b 250 with zone_reclaim: no note"
+else
+	not_ok "load -p budget -b 250 with zone_reclaim: no note (rc=$rc)"
+	sed 's/^/# /' "$work/err"
+fi
+: > "$mp/thpnuma.conf"
+dry -p local-then-remote -b 250
+if [ "$rc" -eq 0 ] && grep -qxF "thpnumactl: note: budget_us applies only under budget; the policy will be local-then-remote" "$work/err"; then
+	ok "load -p local-then-remote -b 250 notes that budget_us has no effect"
+else
+	not_ok "load -p local-then-remote -b 250 notes that budget_us has no effect (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+printf 'options thpnuma budget_us=2000\n' > "$mp/thpnuma.conf"
+expect_dry "budget_us=2000" "load --dry-run: modprobe.d's budget_us is checked and kept"
+dry
+if [ "$rc" -eq 0 ] && grep -qF "note: budget_us applies only under budget; the policy will be kernel" "$work/err"; then
+	ok "load with modprobe.d's budget_us and the default policy gets the note"
+else
+	not_ok "load with modprobe.d's budget_us and the default policy gets the note (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+dry -p budget
+if [ "$rc" -eq 0 ] && [ ! -s "$work/err" ] &&
+   [ "$(cat "$work/out")" = "would load $ko with options: budget_us=2000 policy=budget" ]; then
+	ok "load -p budget with modprobe.d's budget_us: both, no note"
+else
+	not_ok "load -p budget with modprobe.d's budget_us (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+printf 'options thpnuma budget_us=0500\n' > "$mp/thpnuma.conf"
+expect_conf_error 2 "$mp/thpnuma.conf:1: invalid budget_us '0500' (1-1000000 microseconds, written without sign or leading zeros)" \
+	"load --dry-run refuses modprobe.d's budget_us=0500, naming FILE:LINE"
+expect_dry "budget_us=500" "--budget-us replaces modprobe.d's bad budget_us" -b 500
 : > "$mp/thpnuma.conf"
 cp "$here/../../../userspace/thpnuma.modprobe.conf" "$mp/thpnuma.conf"
 expect_dry "none" "the example modprobe.d file sets nothing until edited"
@@ -1504,7 +1710,7 @@ else
 	sed 's/^/# /' "$work/out" "$work/err"
 fi
 sed 's/^#options /options /' "$here/../../../userspace/thpnuma.modprobe.conf" > "$mp/thpnuma.conf"
-expect_dry "policy=local-then-remote zone_reclaim=1 scope=all coverage=all max_tasks=1024" \
+expect_dry "policy=local-then-remote zone_reclaim=1 budget_us=1000 scope=all coverage=all max_tasks=1024" \
 	"every line of the example passes load's checks once uncommented"
 expect 1 "no such file" "load --dry-run of a missing file" \
 	load --dry-run --module "$work/missing.ko"
@@ -1520,6 +1726,11 @@ expect_dry "scope=madvise policy=kernel zone_reclaim=1" \
 	"load --config --policy: the command line replaces the file's" -C "$conf" -p kernel
 THPNUMACTL_CONF=$conf expect_dry "scope=madvise policy=local-then-remote zone_reclaim=1" \
 	"load reads the default settings file"
+printf 'policy budget\nbudget_us 750\n' > "$work/budget.conf"
+expect_dry "scope=madvise policy=budget budget_us=750" \
+	"load --config: the file's budget_us" -C "$work/budget.conf"
+expect_dry "scope=madvise policy=budget budget_us=90" \
+	"load --config --budget-us: the command line replaces the file's" -C "$work/budget.conf" -b 90
 printf 'options thpnuma policy=strict_local\n' > "$mp/thpnuma.conf"
 dry -C "$conf"
 if [ "$rc" -eq 0 ] && grep -qF "$mp/thpnuma.conf:1: invalid policy 'strict_local'" "$work/err" &&
@@ -1633,11 +1844,11 @@ else
 	not_ok "apply: a cgroup v1 directory (rc=$rc)"
 	sed 's/^/# /' "$work/out" "$work/err"
 fi
-for pair in "policy strict_local|3: invalid policy 'strict_local' (valid: kernel, strict-local, local-then-remote)" \
+for pair in "policy strict_local|3: invalid policy 'strict_local' (valid: kernel, strict-local, local-then-remote, budget)" \
 	"zone_reclaim 8|3: invalid zone_reclaim '8' (0-7, none, or a comma list of reclaim,write,swap)" \
 	"policy|3: policy takes one value (policy VALUE)" \
 	"scope all madvise|3: scope takes one value (scope VALUE)" \
-	"max_tasks 10|3: unknown setting 'max_tasks' (policy, zone_reclaim, scope, coverage or cgroup)" \
+	"max_tasks 10|3: unknown setting 'max_tasks' (policy, zone_reclaim, scope, coverage, budget_us or cgroup)" \
 	"cgroup system.slice kernel|3: 'system.slice' is not a cgroup v2 path" \
 	"cgroup /a/./b kernel|3: '/a/./b' is not a cgroup v2 path" \
 	"cgroup /system.slice|3: cgroup takes a path, a policy and an optional zone_reclaim" \
@@ -1646,7 +1857,14 @@ for pair in "policy strict_local|3: invalid policy 'strict_local' (valid: kernel
 	"cgroup /system.slice kernel 8|3: invalid zone_reclaim '8'" \
 	"cgroup /system.slice/db.service kernel|3: cgroup /system.slice/db.service is set again (first on line 2)" \
 	"policy kernel\n\npolicy kernel|5: policy is set again (first on line 3)" \
-	"coverage pmd|3: coverage is set again (first on line 1)"; do
+	"coverage pmd|3: coverage is set again (first on line 1)" \
+	"budget_us 0|3: invalid budget_us '0' (1-1000000 microseconds, written without sign or leading zeros)" \
+	"budget_us 01|3: invalid budget_us '01'" \
+	"budget_us 1000001|3: invalid budget_us '1000001'" \
+	"budget_us 1ms|3: invalid budget_us '1ms'" \
+	"budget_us|3: budget_us takes one value (budget_us VALUE)" \
+	"budget-us 5 6|3: budget_us takes one value (budget_us VALUE)" \
+	"budget_us 5\nbudget_us 5|4: budget_us is set again (first on line 3)"; do
 	lines=${pair%%|*} msg=$conf:${pair#*|}
 	save_settings
 	printf "coverage pmd+mthp\ncgroup /system.slice/db.service strict-local\n$lines\n" > "$conf"
@@ -1660,6 +1878,32 @@ for pair in "policy strict_local|3: invalid policy 'strict_local' (valid: kernel
 		sed 's/^/# /' "$work/out" "$work/err"
 	fi
 done
+# budget_us before the policy, as zone_reclaim: the new policy starts
+# with the file's budget.
+: > "$par/budget_us"
+save_settings
+printf 'policy budget\nbudget-us 250\nzone_reclaim 1\n' > "$conf"
+run apply -C "$conf"
+if [ "$rc" -eq 0 ] && [ ! -s "$work/err" ] &&
+   [ "$(cat "$par/budget_us")" = 250 ] && settings_are "budget|1|||" &&
+   [ "$(cat "$work/out")" = "zone_reclaim 1 (reclaim)
+budget_us 250
+policy budget" ]; then
+	ok "apply sets budget_us after zone_reclaim and before the policy"
+else
+	not_ok "apply sets budget_us (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err" "$par/budget_us"
+fi
+save_settings
+run apply --dry-run -C "$conf"
+if [ "$rc" -eq 0 ] && settings_are "||||" &&
+   grep -qx "would set budget_us 250" "$work/out"; then
+	ok "apply --dry-run prints budget_us and sets nothing"
+else
+	not_ok "apply --dry-run prints budget_us (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+echo 1000 > "$par/budget_us"
 printf 'policy kernel\npolicy bad\nscope none\n' > "$conf"
 run apply -C "$conf"
 if [ "$rc" -eq 2 ] && [ "$(grep -c "^thpnumactl: $conf:" "$work/err")" -eq 2 ]; then
@@ -1897,8 +2141,8 @@ if [ -z "$nobody_skip" ]; then
 			> "$work/out" 2> "$work/err"
 		rc=$?
 	}
-	for args in "policy kernel" "zone-reclaim 1" "scope all" "coverage pmd" "reset" "load" "unload" \
-		"tasks" "task 1 kernel" "run --policy kernel -- true"; do
+	for args in "policy kernel" "zone-reclaim 1" "budget-us 500" "scope all" "coverage pmd" "reset" "load" "unload" \
+		"tasks" "task 1 kernel" "run --policy kernel -- true" "compare -p kernel,budget:3 -- true"; do
 		# shellcheck disable=SC2086
 		as_nobody $args
 		if [ "$rc" -eq 1 ] && grep -q "needs root" "$work/err"; then
@@ -1942,6 +2186,15 @@ if [ -z "$nobody_skip" ]; then
 		ok "non-root status reads the settings and the version from sysfs"
 	else
 		not_ok "non-root status reads the settings and the version from sysfs (rc=$rc)"
+	fi
+	echo budget > "$priv/t/sys/module/thpnuma/parameters/policy"
+	as_nobody status
+	if [ "$rc" -eq 0 ] && [ ! -s "$work/err" ] &&
+	   grep -q "^budget node 0: *estimate 180 us, within the 1 ms budget$" "$work/out"; then
+		ok "non-root status reads each node's budget state from sysfs"
+	else
+		not_ok "non-root status reads each node's budget state from sysfs (rc=$rc)"
+		sed 's/^/# /' "$work/out" "$work/err"
 	fi
 else
 	n=$((n + 1))

@@ -87,6 +87,18 @@ expect_completion "--node --output --help" thpnumactl hist --json -
 expect_completion "FILES" thpnumactl hist -o ""
 expect_completion "--interval" thpnumactl watch --i
 expect_completion "zone-reclaim" thpnumactl help z
+# budget-us: a number of microseconds, nothing to offer but --help.
+expect_completion "budget-us" thpnumactl bu
+expect_completion "budget" thpnumactl policy b
+expect_completion "budget" thpnumactl load -p b
+expect_completion "--budget-us" thpnumactl load --bu
+expect_completion "" thpnumactl load -b ""
+expect_completion "" thpnumactl load --budget-us=""
+expect_completion "" thpnumactl budget-us ""
+expect_completion "--help" thpnumactl budget-us --
+expect_completion "" thpnumactl budget-us 500 ""
+expect_completion "budget" thpnumactl task 412 b
+expect_completion "budget" thpnumactl cgroup -z 3 /system.slice b
 # The bugs of the first-use review (ux-review.md section 3).
 expect_completion "1 412" thpnumactl task ""
 expect_completion "412" thpnumactl task -z 3 4
@@ -112,11 +124,14 @@ expect_completion "" thpnumactl help stat ""
 expect_completion "--force" thpnumactl unload --f
 expect_completion "--force --help" thpnumactl unload -
 expect_completion "" thpnumactl unload --force --f
-expect_completion "--config --dry-run --help" thpnumactl load --policy kernel --zone-reclaim 1 --scope all --coverage all --module x.ko -
+expect_completion "--config --dry-run --help" thpnumactl load --policy kernel --zone-reclaim 1 --budget-us 500 --scope all --coverage all --module x.ko -
+expect_completion "--budget-us --config --dry-run --help" thpnumactl load --policy kernel --zone-reclaim 1 --scope all --coverage all --module x.ko -
 expect_completion "--interval --count --one-header --help" thpnumactl watch -
 # compare: a --policies list, --better after --metric, then the command.
-expect_completion "kernel strict-local local-then-remote" thpnumactl compare -p ""
-expect_completion "kernel,strict-local kernel,local-then-remote" thpnumactl compare --policies kernel,
+expect_completion "kernel strict-local local-then-remote budget" thpnumactl compare -p ""
+expect_completion "kernel,strict-local kernel,local-then-remote kernel,budget" thpnumactl compare --policies kernel,
+expect_completion "kernel,budget" thpnumactl compare --policies kernel,b
+expect_completion "0 1 2 3 4 5 6 7 none" thpnumactl compare -p kernel,budget : ""
 expect_completion "kernel,strict-local" thpnumactl compare --policies=kernel,s
 # bash splits "local-then-remote:5" at the ":".
 expect_completion "0 1 2 3 4 5 6 7 none" thpnumactl compare -p local-then-remote : ""
