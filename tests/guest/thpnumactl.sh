@@ -11,7 +11,7 @@ KO=/lib/thpnuma.ko
 out=/tmp/thpnumactl.out
 err=/tmp/thpnumactl.err
 
-tap_plan 77
+tap_plan 78
 
 
 # The start of the JSON line thpnumactl stat should print for each row of
@@ -196,14 +196,14 @@ check "policy unchanged by the non-root attempt" \
 
 # The statistics are world-readable in sysfs, the control files are not.
 S=/sys/kernel/thpnuma
-check "sysfs: stats, hist and orders in every node's directory" \
-	test "$(ls $S/nodes/node*/* | wc -l)" -eq "$((3 * $(ls $S/nodes | wc -l)))"
+check "sysfs: stats, hist, orders and budget in every node's directory" \
+	test "$(ls $S/nodes/node*/* | wc -l)" -eq "$((4 * $(ls $S/nodes | wc -l)))"
 check "sysfs: the counter files are 0444" sh -c \
 	"[ \"\$(stat -c %a $S/policies $S/version $S/nodes/node*/* | sort -u)\" = 444 ]"
 check "sysfs: tasks 0600, reset 0200" sh -c \
 	"[ \"\$(stat -c %a $S/tasks $S/reset)\" = \"600
 200\" ]"
-for f in stats hist orders; do
+for f in stats hist orders budget; do
 	check "sysfs: the nodes' $f files joined are debugfs' $f" \
 		same_reads "cat $THPNUMA_DIR/$f" "sysfs_table $f"
 done
