@@ -576,6 +576,15 @@ struct load_options {
 	char source[THPNUMA_NR_SETTINGS][PATH_MAX + 16];
 };
 
+/* Setting @id given as @value, its parameter's text: "name=value". */
+static void give_setting(struct load_options *lo, enum thpnuma_setting_id id,
+			 const char *value)
+{
+	snprintf(lo->ours[id], sizeof(lo->ours[id]), "%s=%s",
+		 thpnuma_settings[id].name, value);
+	lo->given[id] = true;
+}
+
 static int given_setting(const struct load_options *lo, const char *name)
 {
 	unsigned int i;
@@ -749,11 +758,9 @@ static int read_settings_file(struct load_options *lo, const char *path,
 				if (*p == '_')
 					*p = '-';
 		} else if (settings->line[id]) {
-			snprintf(lo->ours[id], sizeof(lo->ours[id]), "%s=%s",
-				 name, settings->value[id]);
+			give_setting(lo, id, settings->value[id]);
 			snprintf(lo->source[id], sizeof(lo->source[id]),
 				 "%s:%u", settings->path, settings->line[id]);
-			lo->given[id] = true;
 		}
 	}
 	return 0;
@@ -782,6 +789,7 @@ static int do_load(const struct command *cmd, int argc, char *argv[])
 	struct kmod_module *mod = NULL;
 	struct kmod_ctx *ctx;
 	unsigned int zone_reclaim, budget_us;
+	char number[16];
 	bool dry_run = false, via_modprobe;
 	int c, id, ret, err, kmsg_fd;
 
@@ -797,27 +805,21 @@ static int do_load(const struct command *cmd, int argc, char *argv[])
 			ret = check_choice(cmd, &thpnuma_settings[id], optarg);
 			if (ret >= 0)
 				return ret;
-			snprintf(lo.ours[id], sizeof(lo.ours[id]), "%s=%s",
-				 thpnuma_settings[id].name, optarg);
-			lo.given[id] = true;
+			give_setting(&lo, id, optarg);
 			break;
 		case 'z':
 			ret = check_zone_reclaim(cmd, optarg, &zone_reclaim);
 			if (ret >= 0)
 				return ret;
-			id = THPNUMA_SETTING_ZONE_RECLAIM;
-			snprintf(lo.ours[id], sizeof(lo.ours[id]),
-				 "zone_reclaim=%u", zone_reclaim);
-			lo.given[id] = true;
+			snprintf(number, sizeof(number), "%u", zone_reclaim);
+			give_setting(&lo, THPNUMA_SETTING_ZONE_RECLAIM, number);
 			break;
 		case 'b':
 			ret = check_budget_us(cmd, optarg, &budget_us);
 			if (ret >= 0)
 				return ret;
-			id = THPNUMA_SETTING_BUDGET_US;
-			snprintf(lo.ours[id], sizeof(lo.ours[id]),
-				 "budget_us=%u", budget_us);
-			lo.given[id] = true;
+			snprintf(number, sizeof(number), "%u", budget_us);
+			give_setting(&lo, THPNUMA_SETTING_BUDGET_US, number);
 			break;
 		case 'm':
 			module_path = optarg;
