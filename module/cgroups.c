@@ -38,7 +38,7 @@
 struct cgroup_setting {
 	struct hlist_node node;
 	struct cgroup *cgrp;	/* referenced */
-	u64 config;		/* policy and zone_reclaim, packed */
+	u64 config;		/* policy, zone_reclaim, budget_us packed */
 	struct rcu_head rcu;
 	atomic64_t passthrough;
 	/* As counters.h lays out one node's histograms. */
@@ -249,6 +249,7 @@ int thpnuma_cgroups_write(const struct thpnuma_cgroup_write *w)
 {
 	struct thpnuma_config cfg = {
 		.policy = w->policy, .zone_reclaim = w->zone_reclaim,
+		.budget_us = w->budget_us,
 	};
 	struct cgroup_setting *fresh = NULL, *s;
 	struct cgroup *cgrp;
@@ -324,16 +325,13 @@ static void show_settings(struct seq_file *m,
 	mutex_unlock(&settings_lock);
 }
 
-/* "PATH POLICY ZONE_RECLAIM", the path from the hierarchy's root. */
+/* "PATH POLICY ZONE_RECLAIM BUDGET_US", the path from the hierarchy's root. */
 static void setting_row(struct seq_file *m, const struct cgroup_setting *s)
 {
-	struct thpnuma_config cfg = thpnuma_config_unpack(s->config);
+	char words[THPNUMA_MAX_TASK_WRITE];
 
-	seq_printf(m, "%s %s ", path_buf, thpnuma_policy_names[cfg.policy]);
-	if (cfg.zone_reclaim == THPNUMA_ZR_INHERIT)
-		seq_puts(m, "-\n");
-	else
-		seq_printf(m, "%u\n", cfg.zone_reclaim);
+	thpnuma_format_override(words, sizeof(words), s->config);
+	seq_printf(m, "%s %s\n", path_buf, words);
 }
 
 void thpnuma_cgroups_show(struct seq_file *m)

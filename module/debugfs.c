@@ -125,19 +125,19 @@ static int tasks_open(struct inode *inode, struct file *file)
 	return single_open(file, tasks_show, NULL);
 }
 
-/* "PID POLICY [ZONE_RECLAIM]" sets an override, "PID default" drops it. */
+/* "PID " and THPNUMA_OVERRIDE_GRAMMAR set an override, "PID default" drops it. */
 static ssize_t tasks_write(struct file *file, const char __user *ubuf,
 			   size_t count, loff_t *ppos)
 {
 	struct thpnuma_task_write w;
-	char kbuf[THPNUMA_MAX_WRITE];
+	char kbuf[THPNUMA_MAX_TASK_WRITE];
 	ssize_t ret;
 
-	ret = copy_control_write(kbuf, ubuf, count, ppos, "tasks");
+	ret = copy_write(kbuf, sizeof(kbuf), ubuf, count, ppos, "tasks");
 	if (ret < 0)
 		return ret;
 	if (thpnuma_parse_task_write(kbuf, count, &w)) {
-		pr_info_ratelimited("tasks: expected \"PID POLICY [0-7]\" or \"PID default\"\n");
+		pr_info_ratelimited("tasks: expected \"PID " THPNUMA_OVERRIDE_GRAMMAR "\" or \"PID default\"\n");
 		return -EINVAL;
 	}
 	ret = thpnuma_tasks_write(&w);
@@ -173,7 +173,7 @@ static int cgroups_open(struct inode *inode, struct file *file)
 	return single_open(file, cgroups_show, NULL);
 }
 
-/* "PATH POLICY [ZONE_RECLAIM]" sets a cgroup's policy, "PATH default" drops it. */
+/* "PATH " and THPNUMA_OVERRIDE_GRAMMAR set a cgroup's, "PATH default" drops it. */
 static ssize_t cgroups_write(struct file *file, const char __user *ubuf,
 			     size_t count, loff_t *ppos)
 {
@@ -189,7 +189,7 @@ static ssize_t cgroups_write(struct file *file, const char __user *ubuf,
 	if (ret < 0)
 		goto out;
 	if (thpnuma_parse_cgroup_write(kbuf, count, &w)) {
-		pr_info_ratelimited("cgroups: expected \"PATH POLICY [0-7]\" or \"PATH default\", PATH a cgroup v2 path\n");
+		pr_info_ratelimited("cgroups: expected \"PATH " THPNUMA_OVERRIDE_GRAMMAR "\" or \"PATH default\", PATH a cgroup v2 path\n");
 		ret = -EINVAL;
 		goto out;
 	}

@@ -376,34 +376,70 @@ int thpnuma_parse_budget_us(const char *buf, size_t len, unsigned int *out)
 	return 0;
 }
 
+/* "-": the override follows the global setting; else @parse's number. */
+static int parse_inheritable(const char *word, size_t len,
+			     int (*parse)(const char *, size_t, unsigned int *),
+			     unsigned int inherit, unsigned int *out)
+{
+	if (len == 1 && word[0] == '-') {
+		*out = inherit;
+		return 0;
+	}
+	return parse(word, len, out);
+}
+
 /*
  * What follows the PID or the path of an override write, @word to @end:
- * "POLICY [ZONE_RECLAIM]" or "default".
+ * THPNUMA_OVERRIDE_GRAMMAR or "default".
  */
 static int parse_override(const char *word, const char *end, bool *clear,
-			  unsigned int *policy, unsigned int *zone_reclaim)
+			  unsigned int *policy, unsigned int *zone_reclaim,
+			  unsigned int *budget_us)
 {
 	const char *space = memchr(word, ' ', end - word);
 	size_t wlen = (space ? space : end) - word;
 
 	*zone_reclaim = THPNUMA_ZR_INHERIT;
+	*budget_us = THPNUMA_BUDGET_INHERIT;
 	*clear = wlen == 7 && !memcmp(word, "default", 7);
 	if (*clear)
 		return space ? -EINVAL : 0;
 	if (thpnuma_parse_choice(word, wlen, thpnuma_policy_names,
 				 THPNUMA_NR_POLICIES, policy))
 		return -EINVAL;
-	if (space)
-		return thpnuma_parse_zone_reclaim(space + 1, end - space - 1,
-						  zone_reclaim);
-	return 0;
+	if (!space)
+		return 0;
+	word = space + 1;
+	space = memchr(word, ' ', end - word);
+	if (parse_inheritable(word, (space ? space : end) - word,
+			      thpnuma_parse_zone_reclaim, THPNUMA_ZR_INHERIT,
+			      zone_reclaim))
+		return -EINVAL;
+	if (!space)
+		return 0;
+	word = space + 1;
+	return parse_inheritable(word, end - word, thpnuma_parse_budget_us,
+				 THPNUMA_BUDGET_INHERIT, budget_us);
+}
+
+int thpnuma_format_override(char *buf, size_t size, u64 override)
+{
+	struct thpnuma_config o = thpnuma_config_unpack(override);
+	char zr[4] = "-", budget[12] = "-";
+
+	if (o.zone_reclaim != THPNUMA_ZR_INHERIT)
+		scnprintf(zr, sizeof(zr), "%u", o.zone_reclaim);
+	if (o.budget_us != THPNUMA_BUDGET_INHERIT)
+		scnprintf(budget, sizeof(budget), "%u", o.budget_us);
+	return scnprintf(buf, size, "%s %s %s",
+			 thpnuma_policy_names[o.policy], zr, budget);
 }
 
 int thpnuma_parse_task_write(const char *buf, size_t len,
 			     struct thpnuma_task_write *out)
 {
 	const char *space;
-	long n = strip_newline(buf, len);
+	long n = strip_newline_max(buf, len, THPNUMA_MAX_TASK_WRITE);
 	long pid;
 
 	/* The sub-parsers allow a newline of their own: none may remain. */
@@ -417,7 +453,7 @@ int thpnuma_parse_task_write(const char *buf, size_t len,
 		return -EINVAL;
 	out->pid = (int)pid;
 	return parse_override(space + 1, buf + n, &out->clear, &out->policy,
-			      &out->zone_reclaim);
+			      &out->zone_reclaim, &out->budget_us);
 }
 
 /*
@@ -464,7 +500,7 @@ int thpnuma_parse_cgroup_write(const char *buf, size_t len,
 	out->path = buf;
 	out->path_len = space - buf;
 	return parse_override(space + 1, buf + n, &out->clear, &out->policy,
-			      &out->zone_reclaim);
+			      &out->zone_reclaim, &out->budget_us);
 }
 
 int thpnuma_format_choices(char *buf, size_t size, const char *const *names,

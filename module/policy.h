@@ -220,9 +220,9 @@ int thpnuma_format_setting(const struct thpnuma_setting *s,
 #define THPNUMA_BUDGET_INHERIT	0u
 
 /*
- * The configuration a process with @override (a packed policy and
- * zone_reclaim, or THPNUMA_ZR_INHERIT) runs under: scope and coverage
- * stay global.
+ * The configuration a process with @override (a packed policy, and a
+ * zone_reclaim and budget_us or their INHERIT values) runs under: scope
+ * and coverage stay global.
  */
 u64 thpnuma_config_apply_override(u64 global, u64 override);
 
@@ -373,12 +373,23 @@ int thpnuma_parse_budget_us(const char *buf, size_t len, unsigned int *out);
 /* Largest PID the tasks file accepts: the kernel's PID_MAX_LIMIT on 64-bit. */
 #define THPNUMA_PID_MAX		4194304
 
-/* A parsed write to the tasks file: "PID POLICY [ZONE_RECLAIM]" or "PID default". */
+/*
+ * What an override write sets after its PID or path: "POLICY [ZONE_RECLAIM
+ * [BUDGET_US]]", either number "-" to follow the global setting, or
+ * "default" to drop the override. The same words the listings show.
+ */
+#define THPNUMA_OVERRIDE_GRAMMAR "POLICY [0-7|- [1-1000000|-]]"
+
+/* The longest tasks write: "4194304 local-then-remote 7 1000000\n". */
+#define THPNUMA_MAX_TASK_WRITE	48
+
+/* A parsed write to the tasks file: "PID " and an override, or "PID default". */
 struct thpnuma_task_write {
 	int pid;
 	bool clear;			/* "default": remove the override */
 	unsigned int policy;
 	unsigned int zone_reclaim;	/* THPNUMA_ZR_INHERIT when absent */
+	unsigned int budget_us;		/* THPNUMA_BUDGET_INHERIT when absent */
 };
 
 int thpnuma_parse_task_write(const char *buf, size_t len,
@@ -389,8 +400,8 @@ int thpnuma_parse_task_write(const char *buf, size_t len,
 #define THPNUMA_MAX_CGROUP_WRITE	(THPNUMA_CGROUP_PATH_MAX + 32)
 
 /*
- * A parsed write to the cgroups file: "PATH POLICY [ZONE_RECLAIM]" or
- * "PATH default", PATH a cgroup v2 path such as /system.slice/db.service.
+ * A parsed write to the cgroups file: "PATH " and an override, or "PATH
+ * default", PATH a cgroup v2 path such as /system.slice/db.service.
  */
 struct thpnuma_cgroup_write {
 	const char *path;		/* in the written buffer, not terminated */
@@ -398,10 +409,18 @@ struct thpnuma_cgroup_write {
 	bool clear;			/* "default": remove the setting */
 	unsigned int policy;
 	unsigned int zone_reclaim;	/* THPNUMA_ZR_INHERIT when absent */
+	unsigned int budget_us;		/* THPNUMA_BUDGET_INHERIT when absent */
 };
 
 int thpnuma_parse_cgroup_write(const char *buf, size_t len,
 			       struct thpnuma_cgroup_write *out);
+
+/*
+ * A packed override as the tasks and cgroups files list it, and as their
+ * writes take it: "POLICY ZONE_RECLAIM BUDGET_US", "-" for what follows
+ * the global setting. Returns the length.
+ */
+int thpnuma_format_override(char *buf, size_t size, u64 override);
 
 /* "kernel [strict-local] local-then-remote\n"; returns the length. */
 int thpnuma_format_choices(char *buf, size_t size, const char *const *names,

@@ -50,7 +50,7 @@ static bool control_write_ok(size_t count, const char *file)
 	return write_ok(count, THPNUMA_MAX_WRITE, file);
 }
 
-/* "PID POLICY [ZONE_RECLAIM]" sets an override, "PID default" drops it. */
+/* "PID " and THPNUMA_OVERRIDE_GRAMMAR set an override, "PID default" drops it. */
 static ssize_t tasks_write(struct file *file, struct kobject *kobj,
 			   THPNUMA_BIN_ATTR_CONST struct bin_attribute *attr,
 			   char *buf, loff_t off, size_t count)
@@ -59,10 +59,10 @@ static ssize_t tasks_write(struct file *file, struct kobject *kobj,
 	int err;
 
 	/* Any offset: kernfs advances it after each write on the fd. */
-	if (!control_write_ok(count, "tasks"))
+	if (!write_ok(count, THPNUMA_MAX_TASK_WRITE, "tasks"))
 		return -EINVAL;
 	if (thpnuma_parse_task_write(buf, count, &w)) {
-		pr_info_ratelimited("tasks: expected \"PID POLICY [0-7]\" or \"PID default\"\n");
+		pr_info_ratelimited("tasks: expected \"PID " THPNUMA_OVERRIDE_GRAMMAR "\" or \"PID default\"\n");
 		return -EINVAL;
 	}
 	err = thpnuma_tasks_write(&w);
@@ -139,9 +139,9 @@ static ssize_t list_read(struct list_text *t, char *buf, loff_t off,
 	return ret;
 }
 
-/* The overrides, one "PID COMMAND POLICY ZONE_RECLAIM" line each. */
+/* The overrides, one "PID COMMAND POLICY ZONE_RECLAIM BUDGET_US" line each. */
 LIST_TEXT(tasks_text, thpnuma_tasks_show);
-/* The cgroup settings, one "PATH POLICY ZONE_RECLAIM" line each. */
+/* The cgroup settings, one "PATH POLICY ZONE_RECLAIM BUDGET_US" line each. */
 LIST_TEXT(cgroups_text, thpnuma_cgroups_show);
 /* What each cgroup's setting decided: counters, latency histograms. */
 LIST_TEXT(cgroup_stats_text, thpnuma_cgroup_stats_show);
@@ -155,7 +155,7 @@ static ssize_t list_file_read(struct file *file, struct kobject *kobj,
 	return list_read(attr->private, buf, off, count);
 }
 
-/* "PATH POLICY [ZONE_RECLAIM]" sets a cgroup's policy, "PATH default" drops it. */
+/* "PATH " and THPNUMA_OVERRIDE_GRAMMAR set a cgroup's, "PATH default" drops it. */
 static ssize_t cgroups_write(struct file *file, struct kobject *kobj,
 			     THPNUMA_BIN_ATTR_CONST struct bin_attribute *attr,
 			     char *buf, loff_t off, size_t count)
@@ -166,7 +166,7 @@ static ssize_t cgroups_write(struct file *file, struct kobject *kobj,
 	if (!write_ok(count, THPNUMA_MAX_CGROUP_WRITE, "cgroups"))
 		return -EINVAL;
 	if (thpnuma_parse_cgroup_write(buf, count, &w)) {
-		pr_info_ratelimited("cgroups: expected \"PATH POLICY [0-7]\" or \"PATH default\", PATH a cgroup v2 path\n");
+		pr_info_ratelimited("cgroups: expected \"PATH " THPNUMA_OVERRIDE_GRAMMAR "\" or \"PATH default\", PATH a cgroup v2 path\n");
 		return -EINVAL;
 	}
 	err = thpnuma_cgroups_write(&w);

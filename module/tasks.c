@@ -32,7 +32,7 @@
 struct task_override {
 	struct hlist_node node;
 	struct pid *tgid;
-	u64 config;		/* policy and zone_reclaim, packed */
+	u64 config;		/* policy, zone_reclaim, budget_us packed */
 	struct rcu_head rcu;
 };
 
@@ -161,6 +161,7 @@ int thpnuma_tasks_write(const struct thpnuma_task_write *w)
 {
 	struct thpnuma_config cfg = {
 		.policy = w->policy, .zone_reclaim = w->zone_reclaim,
+		.budget_us = w->budget_us,
 	};
 	struct task_override *fresh = NULL, *o;
 	struct pid *tgid;
@@ -314,8 +315,7 @@ static const char comm_escapes[] =
 void thpnuma_tasks_show(struct seq_file *m)
 {
 	struct pid_namespace *ns = task_active_pid_ns(current);
-	char comm[TASK_COMM_LEN];
-	struct thpnuma_config cfg;
+	char comm[TASK_COMM_LEN], words[THPNUMA_MAX_TASK_WRITE];
 	struct task_struct *task;
 	struct task_override *o;
 	unsigned int i;
@@ -329,14 +329,11 @@ void thpnuma_tasks_show(struct seq_file *m)
 			if (!task || !nr)
 				continue;
 			get_task_comm(comm, task);
-			cfg = thpnuma_config_unpack(READ_ONCE(o->config));
+			thpnuma_format_override(words, sizeof(words),
+						READ_ONCE(o->config));
 			seq_printf(m, "%d ", nr);
 			seq_escape(m, comm, comm_escapes);
-			seq_printf(m, " %s ", thpnuma_policy_names[cfg.policy]);
-			if (cfg.zone_reclaim == THPNUMA_ZR_INHERIT)
-				seq_puts(m, "-\n");
-			else
-				seq_printf(m, "%u\n", cfg.zone_reclaim);
+			seq_printf(m, " %s\n", words);
 		}
 	}
 	rcu_read_unlock();

@@ -20,7 +20,7 @@ DOCKER=/system.slice/docker-4c1d5e6f.scope
 POD=/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod6b0e.slice
 CTR=$POD/cri-containerd-9a8b7c.scope
 
-tap_plan 59
+tap_plan 64
 [ -e $CG/cgroup.controllers ] || mount -t cgroup2 none $CG ||
 	{ skip "cgroup v2" "cannot mount cgroup2"; tap_done; }
 for c in $DB $DOCKER $CTR /system.slice/tmp.service /other.slice; do
@@ -103,9 +103,9 @@ mkfifo /tmp/cg.go
 in_cg $DB sh -c 'read x < /tmp/cg.go; exec /tests/thp-touch 16' > /dev/null &
 before=$!
 check "a policy is set on $DB" sh -c "$T cgroup $DB strict-local > $out 2> $err"
-check "and listed" sh -c "$T cgroups | grep -q '^strict-local  *global  *$DB\$'"
-check "sysfs lists it" grep -qx "$DB strict-local -" $S/cgroups
-check "thpnumactl cgroup shows it" sh -c "$T cgroup $DB | grep -qx '$DB strict-local zone_reclaim=global'"
+check "and listed" sh -c "$T cgroups | grep -q '^strict-local  *global  *global  *$DB\$'"
+check "sysfs lists it" grep -qx "$DB strict-local - -" $S/cgroups
+check "thpnumactl cgroup shows it" sh -c "$T cgroup $DB | grep -qx '$DB strict-local zone_reclaim=global budget_us=global'"
 reset
 echo go > /tmp/cg.go
 wait $before
@@ -129,23 +129,35 @@ check "and in no cgroup's counters" test "$(all_cgroups)" = 0
 mkdir "$CG/system.slice/serial\\x2dgetty.service"
 check "a name with systemd's escapes takes a setting" \
 	sh -c "$T cgroup '/system.slice/serial\\x2dgetty.service' kernel > $out 2> $err &&
-		grep -qxF '/system.slice/serial\\x2dgetty.service kernel -' $S/cgroups"
+		grep -qxF '/system.slice/serial\\x2dgetty.service kernel - -' $S/cgroups"
 
 # ---- a docker container scope, set by its directory ----------------------
 check "a policy is set by directory with a zone_reclaim" \
 	sh -c "$T cgroup -z 1 $CG$DOCKER local-then-remote > $out 2> $err"
-check "the path is the cgroup's" grep -qx "$DOCKER local-then-remote 1" $S/cgroups
+check "the path is the cgroup's" grep -qx "$DOCKER local-then-remote 1 -" $S/cgroups
 reset
 in_cg $DOCKER /tests/thp-touch 16 > /dev/null
 check "an exec into the container faults under it" counted local-then-remote 8
 check "counted in the container's counters" cg_counted $DOCKER 8
 check "thpnumactl cgroups --stat shows them" \
 	sh -c "$T cgroups --stat | awk -v p=$DOCKER '\$NF == p { n = \$1 + \$2 + \$3 } END { exit n != 8 }'"
+# A budget of its own: the container's faults decide with it.
+TR=/sys/kernel/tracing
+check "a setting takes a budget_us" sh -c "echo '$DOCKER budget - 33' > $S/cgroups"
+check "and lists it" grep -qx "$DOCKER budget - 33" $S/cgroups
+echo > $TR/trace
+echo 1 > $TR/tracing_on
+echo 1 > $TR/events/thpnuma/thp_fault/enable
+in_cg $DOCKER /tests/thp-touch 16 > /dev/null
+echo 0 > $TR/events/thpnuma/thp_fault/enable
+check "the container's THP faults decide with it" \
+	test "$(grep -c 'policy=budget .*override=1 .*order=9 .*budget_us=33 ' $TR/trace)" = 8
+echo "$DOCKER local-then-remote 1" > $S/cgroups
 
 # ---- a Kubernetes pod: the pod's setting covers its containers ------------
 check "a policy is set on the pod" sh -c "$T cgroup $POD strict-local > $out 2> $err"
 check "the container shows the pod's" \
-	sh -c "$T cgroup $CTR | grep -qx '$CTR strict-local zone_reclaim=global (from $POD)'"
+	sh -c "$T cgroup $CTR | grep -qx '$CTR strict-local zone_reclaim=global budget_us=global (from $POD)'"
 reset
 in_cg $CTR /tests/thp-touch 16 > /dev/null
 check "a task in the container faults under the pod's policy" counted strict-local 8
@@ -156,7 +168,7 @@ in_cg $CTR /tests/thp-touch 16 > /dev/null
 check "wins over the pod's" counted local-then-remote 8
 check "and counts in the container's, not the pod's" cg_counted $CTR 8
 check "clearing it" sh -c "$T cgroup $CTR default > $out 2> $err"
-check "leaves the pod's" sh -c "! grep -q '^$CTR ' $S/cgroups && grep -qx '$POD strict-local -' $S/cgroups"
+check "leaves the pod's" sh -c "! grep -q '^$CTR ' $S/cgroups && grep -qx '$POD strict-local - -' $S/cgroups"
 
 # ---- precedence and moves --------------------------------------------------
 reset
@@ -216,7 +228,7 @@ fi
 rmdir $CG/other.slice
 check "a removed cgroup is refused by the module" \
 	sh -c "! echo '/other.slice kernel' > $S/cgroups && dmesg | grep -q 'cgroups: /other.slice: no such cgroup'"
-for bad in "relative kernel" "/a//b kernel" "$DB/.. kernel" "$DB strict_local" "$DB kernel 8"; do
+for bad in "relative kernel" "/a//b kernel" "$DB/.. kernel" "$DB strict_local" "$DB kernel 8" "$DB budget 7 0" "$DB budget - 1000001"; do
 	check "malformed '$bad' refused" sh -c "! printf '%s' '$bad' > $S/cgroups"
 done
 # The initramfs root is 0700: let nobody reach /bin/sh and /tests.

@@ -33,7 +33,7 @@ while [ "$(cat /proc/$pid/comm 2>/dev/null)" != sleep ] && [ $i -lt 100 ]; do
 done
 check "override set through $S/tasks" sh -c "echo '$pid local-then-remote 1' > $S/tasks"
 check "override listed by $S/tasks" \
-	sh -c "grep -qx '$pid sleep local-then-remote 1' $S/tasks"
+	sh -c "grep -qx '$pid sleep local-then-remote 1 -' $S/tasks"
 check "override cleared" sh -c "echo '$pid default' > $S/tasks && ! grep -q '^$pid ' $S/tasks"
 expect "thpnumactl policy works without debugfs" 0 "" policy kernel
 check "and the parameter shows it" grep -qx kernel $P/policy

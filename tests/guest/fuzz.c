@@ -80,10 +80,11 @@ static int reset_applied(const struct control_file *cf, const char *buf, size_t 
 }
 
 /*
- * tasks: "PID POLICY [0-7]" or "PID default" for a live user process.
+ * tasks: "PID POLICY [0-7|- [1-1000000|-]]" or "PID default" for a live
+ * user process.
  * The values name a sleeping child, filled in by main().
  */
-#define NR_TASK_VALUES	6
+#define NR_TASK_VALUES	8
 static char task_value_buf[NR_TASK_VALUES][40];
 static const char *task_values[NR_TASK_VALUES];
 
@@ -111,13 +112,38 @@ static int user_process(long pid)
 	return readlink(path, target, sizeof(target)) > 0;
 }
 
+/* After the policy: "", " ZR", " ZR BUDGET", either number "-". */
+static int override_numbers_valid(const char *p, const char *end)
+{
+	const char *sp;
+	long budget;
+
+	if (p == end)
+		return 1;
+	if (*p != ' ')
+		return 0;
+	p++;
+	sp = memchr(p, ' ', end - p);
+	if (!sp)
+		sp = end;
+	if (!(sp - p == 1 && (*p == '-' || (*p >= '0' && *p <= '7'))))
+		return 0;
+	if (sp == end)
+		return 1;
+	p = sp + 1;
+	if (end - p == 1 && *p == '-')
+		return 1;
+	budget = strict_decimal(p, end - p);
+	return budget >= 1 && budget <= THPNUMA_BUDGET_MAX_US;
+}
+
 static int task_write_valid(const struct control_file *cf, const char *buf, size_t len)
 {
 	const char *sp1, *sp2, *end;
 	long pid;
 	size_t wlen;
 
-	if (len > MAX_WRITE || !len)
+	if (len > THPNUMA_MAX_TASK_WRITE || !len)
 		return 0;
 	if (buf[len - 1] == '\n')
 		len--;
@@ -138,7 +164,7 @@ static int task_write_valid(const struct control_file *cf, const char *buf, size
 		if (strlen(thpnuma_policy_names[i]) != wlen ||
 		    memcmp(sp1 + 1, thpnuma_policy_names[i], wlen))
 			continue;
-		return !sp2 || (end - sp2 == 2 && sp2[1] >= '0' && sp2[1] <= '7');
+		return override_numbers_valid(sp1 + 1 + wlen, end);
 	}
 	return 0;
 }
@@ -146,22 +172,25 @@ static int task_write_valid(const struct control_file *cf, const char *buf, size
 /* The tasks line of the written PID says what was written, or is gone. */
 static int task_write_applied(const struct control_file *cf, const char *buf, size_t len)
 {
-	char tasks[8192], want_pol[32] = "", want_zr[8] = "-", *line, *save = NULL;
-	char written[MAX_WRITE + 1];
+	char tasks[8192], want_pol[32] = "", want_zr[8] = "-", want_budget[16] = "-";
+	char written[THPNUMA_MAX_TASK_WRITE + 1], *line, *save = NULL;
 	int pid, found = 0;
 
 	/* @buf is not NUL-terminated: what follows it is an older input. */
 	memcpy(written, buf, len);
 	written[len] = '\0';
-	if (sscanf(written, "%d %31s %7s", &pid, want_pol, want_zr) < 2 ||
+	if (sscanf(written, "%d %31s %7s %15s", &pid, want_pol, want_zr,
+		   want_budget) < 2 ||
 	    read_file(THPNUMA_DEBUGFS "/tasks", tasks, sizeof(tasks)) < 0)
 		return 0;
 	for (line = strtok_r(tasks, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char pol[32], zr[8];
+		char pol[32], zr[8], budget[16];
 		int p;
 
-		if (sscanf(line, "%d %*s %31s %7s", &p, pol, zr) == 3 && p == pid)
-			found = !strcmp(pol, want_pol) && !strcmp(zr, want_zr) ? 1 : -1;
+		if (sscanf(line, "%d %*s %31s %7s %15s", &p, pol, zr, budget) == 4 &&
+		    p == pid)
+			found = !strcmp(pol, want_pol) && !strcmp(zr, want_zr) &&
+				!strcmp(budget, want_budget) ? 1 : -1;
 	}
 	return strcmp(want_pol, "default") ? found == 1 : found == 0;
 }
@@ -183,7 +212,8 @@ static const char *const state_files[] = { "policy", "zone_reclaim", "scope", "t
 static pid_t start_task_target(void)
 {
 	static const char *const forms[NR_TASK_VALUES] = { "kernel", "strict-local",
-		"local-then-remote", "local-then-remote 3", "strict-local 7", "default" };
+		"local-then-remote", "local-then-remote 3", "strict-local 7", "budget - 500",
+		"budget 7 1000000", "default" };
 	pid_t pid = fork();
 
 	if (pid == 0) {

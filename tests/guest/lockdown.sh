@@ -218,7 +218,7 @@ done
 for v in 8 07 0x1 "1 " -1; do einval $P/zone_reclaim "$v" || bad=1; done
 for v in never ALL "madvise "; do einval $P/scope "$v" || bad=1; done
 for v in "$pid bogus" "$pid strict-local 8" "$pid strict-local\\0" \
-	"$pid strict-local 1 2" "0 kernel" "$pid kernel                     x"; do
+	"$pid strict-local 1 0" "$pid budget - 1000001" "0 kernel" "$pid kernel                     x"; do
 	einval $S/tasks "$v" || bad=1
 done
 for v in 2 "1 " "11"; do einval $S/reset "$v" || bad=1; done

@@ -46,7 +46,7 @@ zone_reclaim reclaim,swap
 coverage pmd
 
 cgroup $DB strict-local        # the database
-cgroup $POD local-then-remote 1
+cgroup $POD budget 1 400         # a budget of its own
 cgroup $LATER kernel
 EOF
 
@@ -55,7 +55,7 @@ run load --module $KO --config $C
 check "load with the settings file" test $rc = 0
 check "its global settings are the module's" \
 	test "$(params)" = "local-then-remote 5 all pmd"
-check "its cgroups' settings are set" listed "$DB strict-local -\n$POD local-then-remote 1"
+check "its cgroups' settings are set" listed "$DB strict-local - -\n$POD budget 1 400"
 check "a cgroup that does not exist yet gets a note naming its line" \
 	grep -qF "note: $C:8: no cgroup $LATER on the cgroup v2 hierarchy yet" $err
 echo 1 > $S/reset
@@ -69,16 +69,16 @@ echo kernel > $P/policy
 run apply --config $C
 check "apply, once the cgroup exists" test $rc = 0 -a ! -s $err
 check "sets that cgroup too" \
-	listed "$DB strict-local -\n$POD local-then-remote 1\n$LATER kernel -"
+	listed "$DB strict-local - -\n$POD budget 1 400\n$LATER kernel - -"
 check "and the global settings again" test "$(params)" = "local-then-remote 5 all pmd"
 check "apply prints what it set" grep -qx "cgroup $LATER kernel" $out
 rmdir $CG$LATER
 mkdir $CG$LATER
 check "a cgroup made again at that path has no setting" \
-	listed "$DB strict-local -\n$POD local-then-remote 1"
+	listed "$DB strict-local - -\n$POD budget 1 400"
 run apply --config $C
 check "until the next apply" \
-	listed "$DB strict-local -\n$POD local-then-remote 1\n$LATER kernel -"
+	listed "$DB strict-local - -\n$POD budget 1 400\n$LATER kernel - -"
 
 # ---- after a reload of the module ------------------------------------------
 run unload --force
@@ -86,7 +86,7 @@ check "unload --force" test $rc = 0
 run load --module $KO --config $C
 check "load again" test $rc = 0 -a ! -s $err
 check "the cgroups' settings come back from the file" \
-	listed "$DB strict-local -\n$POD local-then-remote 1\n$LATER kernel -"
+	listed "$DB strict-local - -\n$POD budget 1 400\n$LATER kernel - -"
 check "and the global ones" test "$(params)" = "local-then-remote 5 all pmd"
 
 # ---- an edited file -----------------------------------------------------------
@@ -94,7 +94,7 @@ sed -i "s|^cgroup $DB strict-local.*|cgroup $DB local-then-remote reclaim|; s/^p
 run apply --config $C
 check "apply of an edited file" test $rc = 0
 check "changes what the edit changed" \
-	listed "$DB local-then-remote 1\n$POD local-then-remote 1\n$LATER kernel -"
+	listed "$DB local-then-remote 1 -\n$POD budget 1 400\n$LATER kernel - -"
 check "the global policy too" test "$(params)" = "strict-local 5 all pmd"
 
 # ---- bad lines change nothing ---------------------------------------------

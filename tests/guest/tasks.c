@@ -113,22 +113,26 @@ static int set_override(pid_t pid, const char *policy)
 	return write_file(TASKS_FILE, buf);
 }
 
-/* 1 and the policy column(s) of @pid's line, 0 if it has none, -1 on error. */
+/*
+ * 1 and the columns after the command of @pid's line ("policy zone_reclaim
+ * budget_us"), 0 if it has none, -1 on error.
+ */
 static int override_of(pid_t pid, char *policy, size_t size)
 {
-	char line[256], pol[32], zr[8];
+	char line[256], pol[32], zr[8], budget[16];
 	int found = 0, nr;
 	FILE *f = fopen(TASKS_FILE, "r");
 
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%d %*s %31s %7s", &nr, pol, zr) != 3) {
+		if (sscanf(line, "%d %*s %31s %7s %15s", &nr, pol, zr,
+			   budget) != 4) {
 			found = -1;
 			break;
 		}
 		if (nr == pid) {
-			snprintf(policy, size, "%s %s", pol, zr);
+			snprintf(policy, size, "%s %s %s", pol, zr, budget);
 			found++;
 		}
 	}
@@ -260,18 +264,25 @@ TEST_F(tasks, set_update_list_and_clear)
 	EXPECT_EQ(0, override_of(pid, pol, sizeof(pol)));
 	ASSERT_EQ(0, set_override(pid, "strict-local"));
 	ASSERT_EQ(1, override_of(pid, pol, sizeof(pol)));
-	EXPECT_STREQ("strict-local -", pol);
+	EXPECT_STREQ("strict-local - -", pol);
 	ASSERT_EQ(0, read_policies(&ps));
 	EXPECT_EQ(1ULL, ps.v[POL_STRICT_LOCAL][PC_TASKS]);
 
-	/* The line names the process: "pid comm policy zone_reclaim". */
+	/* The line names the process: "pid comm policy zone_reclaim budget". */
 	ASSERT_LT(0, read_file(TASKS_FILE, line, sizeof(line)));
 	TH_LOG("tasks: %s", line);
-	EXPECT_NE(NULL, strstr(line, "tasks strict-local -"));
+	EXPECT_NE(NULL, strstr(line, "tasks strict-local - -\n"));
+
+	ASSERT_EQ(0, set_override(pid, "budget - 250"));
+	ASSERT_EQ(1, override_of(pid, pol, sizeof(pol)));
+	EXPECT_STREQ("budget - 250", pol);
+	ASSERT_EQ(0, set_override(pid, "budget 3 -"));
+	ASSERT_EQ(1, override_of(pid, pol, sizeof(pol)));
+	EXPECT_STREQ("budget 3 -", pol);
 
 	ASSERT_EQ(0, set_override(pid, "local-then-remote 7"));
 	ASSERT_EQ(1, override_of(pid, pol, sizeof(pol)));
-	EXPECT_STREQ("local-then-remote 7", pol);
+	EXPECT_STREQ("local-then-remote 7 -", pol);
 	ASSERT_EQ(0, read_policies(&ps));
 	EXPECT_EQ(0ULL, ps.v[POL_STRICT_LOCAL][PC_TASKS]);
 	EXPECT_EQ(1ULL, ps.v[POL_LOCAL_THEN_REMOTE][PC_TASKS]);
@@ -281,6 +292,59 @@ TEST_F(tasks, set_update_list_and_clear)
 	EXPECT_EQ(0, nr_override_lines());
 	/* Clearing what is not set is not an error. */
 	EXPECT_EQ(0, set_override(pid, "default"));
+}
+
+#define MAX_EVENTS	1024
+static struct fault_event events[MAX_EVENTS];
+
+/*
+ * The THP faults of this process in the trace: how many, and how many ran
+ * under @policy with @budget_us.
+ */
+static long faults_under(const char *policy, unsigned int budget_us,
+			 long *matching)
+{
+	long n, lost, faults = 0;
+
+	*matching = 0;
+	n = fault_trace_read(events, MAX_EVENTS, &lost);
+	if (n < 0 || lost)
+		return -1;
+	for (long i = 0; i < n; i++) {
+		if (events[i].pid != getpid() || events[i].order != 9)
+			continue;
+		faults++;
+		*matching += !strcmp(events[i].policy, policy) &&
+			     events[i].budget_us == budget_us &&
+			     events[i].override;
+	}
+	return faults;
+}
+
+/* A budget in an override is the one the fault decides with. */
+TEST_F(tasks, override_budget_is_the_faults_budget)
+{
+	const long want = SMALL_REGION / HPAGE_SIZE;
+	char global[16];
+	long matching;
+
+	if (fault_trace_start())
+		SKIP(return, "no tracefs or no thpnuma:thp_fault event");
+	ASSERT_EQ(0, set_override(getpid(), "budget - 77"));
+	fault_and_unmap(SMALL_REGION);
+	EXPECT_EQ(want, faults_under("budget", 77, &matching));
+	EXPECT_EQ(want, matching);
+
+	/* Without one, the override follows the global budget_us. */
+	ASSERT_LT(0, read_file(THPNUMA_DEBUGFS "/budget_us", global,
+			       sizeof(global)));
+	ASSERT_EQ(0, fault_trace_start());
+	ASSERT_EQ(0, set_override(getpid(), "budget"));
+	fault_and_unmap(SMALL_REGION);
+	EXPECT_EQ(want, faults_under("budget", strtoul(global, NULL, 10),
+				     &matching));
+	EXPECT_EQ(want, matching);
+	ASSERT_EQ(0, set_override(getpid(), "default"));
 }
 
 /* An override covers the whole thread group, whichever thread faults. */
@@ -314,13 +378,14 @@ TEST_F(tasks, children_forked_after_the_override_inherit_it)
 
 	before = add_sleeper(self);
 	ASSERT_LT(0, before);
-	ASSERT_EQ(0, set_override(getpid(), "local-then-remote 1"));
+	ASSERT_EQ(0, set_override(getpid(), "local-then-remote 1 400"));
 	after = add_sleeper(self);
 	ASSERT_LT(0, after);
 
+	/* The whole override is inherited, its budget too. */
 	EXPECT_EQ(0, override_of(before, pol, sizeof(pol)));
 	ASSERT_EQ(1, override_of(after, pol, sizeof(pol)));
-	EXPECT_STREQ("local-then-remote 1", pol);
+	EXPECT_STREQ("local-then-remote 1 400", pol);
 
 	/* A child's faults run under the inherited override. */
 	ASSERT_EQ(0, read_policies(&a));
@@ -452,7 +517,7 @@ TEST_F(tasks, full_table_refuses_with_enospc)
 	/* Changing an existing override needs no new entry. */
 	EXPECT_EQ(0, set_override(pid[0], "kernel 3"));
 	ASSERT_EQ(1, override_of(pid[0], pol, sizeof(pol)));
-	EXPECT_STREQ("kernel 3", pol);
+	EXPECT_STREQ("kernel 3 -", pol);
 
 	/* A freed entry makes room. */
 	extra = pid[1];
@@ -617,8 +682,10 @@ TEST_F(tasks, malformed_writes_change_nothing)
 		"", "\n", "1", "1 ", " 1 kernel", "1  kernel", "1 kernel ",
 		"1\tkernel", "0 kernel", "-1 kernel", "+1 kernel", "01 kernel",
 		"4194305 kernel", "1 Kernel", "1 strict_local", "kernel 1",
-		"1 default 1", "1 kernel 8", "1 kernel -1", "1 kernel 1 1",
+		"1 default 1", "1 kernel 8", "1 kernel -1", "1 kernel 1 1 1",
 		"1 kernel\n\n", "1 kernel\n1", "1 local-then-remote 1 and-more-bytes",
+		"1 budget 7 0", "1 budget - 1000001", "1 budget 7 01",
+		"1 default -", "1 budget - - -", "1 budget 7 1e3",
 	};
 	char before[4096], after[4096], buf[64];
 	struct policy_stats a, b;
@@ -636,7 +703,7 @@ TEST_F(tasks, malformed_writes_change_nothing)
 		/* The same with the sleeper's PID where the PID was 1. */
 		if (bad[i][0] == '1') {
 			snprintf(buf, sizeof(buf), "%d%s", pid, bad[i] + 1);
-			if (strlen(buf) <= 32)
+			if (strlen(buf) <= THPNUMA_MAX_TASK_WRITE)
 				EXPECT_EQ(-EINVAL, write_file(TASKS_FILE, buf))
 					TH_LOG("accepted \"%s\"", buf);
 		}

@@ -11,7 +11,7 @@ KO=/lib/thpnuma.ko
 out=/tmp/thpnumactl.out
 err=/tmp/thpnumactl.err
 
-tap_plan 78
+tap_plan 94
 
 
 # The start of the JSON line thpnumactl stat should print for each row of
@@ -144,15 +144,19 @@ expect "hist -n 1 --json after reset" 0 '{"node": 1, "outcome": "fallback", "cou
 # run: the command itself finds its own PID in the tasks file.
 "$T" run --policy strict-local --zone-reclaim 1 -- \
 	sh -c "echo \$\$; cat $THPNUMA_DIR/tasks; true" > $out 2> $err
-# The shell's own line, and cat's, which it inherited when sh forked it.
-if grep -qx "$(head -n 1 $out) sh strict-local 1" $out &&
-   grep -q "^[0-9]* cat strict-local 1\$" $out; then
+# The shell's own line, and cat's, which it inherited when sh forked it:
+# PID COMM POLICY ZONE_RECLAIM BUDGET_US, "-" following the global one.
+if grep -qx "$(head -n 1 $out) sh strict-local 1 -" $out &&
+   grep -q "^[0-9]* cat strict-local 1 -\$" $out; then
 	ok "run: the command runs under its override"
 else
 	not_ok "run: the command runs under its override"
 	cat $out $err | sed 's/^/# /'
 fi
 check "run: the override ended with the command" test ! -s $THPNUMA_DIR/tasks
+"$T" run -p budget -b 300 -- cat $THPNUMA_DIR/tasks > $out 2> $err
+check "run -b: the command runs under its budget_us, zone_reclaim global" \
+	grep -q "^[0-9]* cat budget - 300\$" $out
 sleep 600 &
 pid=$!
 # The forked shell becomes sleep at exec: wait for its name (a busy host
@@ -166,13 +170,53 @@ expect "task PID POLICY" 0 "$pid strict-local" task $pid strict-local
 expect "tasks lists it" 0 "sleep" tasks
 run tasks --json
 check "tasks --json has the PID and policy" \
-	grep -qF "{\"pid\": $pid, \"comm\": \"sleep\", \"policy\": \"strict-local\", \"zone_reclaim\": null}" $out
+	grep -qF "{\"pid\": $pid, \"comm\": \"sleep\", \"policy\": \"strict-local\", \"zone_reclaim\": null, \"budget_us\": null}" $out
 expect "policies counts the override" 0 "strict-local                    1" policies
+# A per-process budget_us: set through thpnumactl, read back from the
+# module's own file and through thpnumactl.
+expect "task -b PID budget" 0 "$pid budget" task -b 500 $pid budget
+check "tasks file: budget_us 500, zone_reclaim global" \
+	grep -qx "$pid sleep budget - 500" $THPNUMA_DIR/tasks
+expect "task PID shows the budget_us" 0 "budget              global        500" task $pid
+run tasks --json
+check "tasks --json has the budget_us" \
+	grep -qF "\"policy\": \"budget\", \"zone_reclaim\": null, \"budget_us\": 500}" $out
+expect "task -z -b PID budget" 0 "$pid budget" task -z reclaim,write -b 1000000 $pid budget
+check "tasks file: zone_reclaim 3, budget_us 1000000" \
+	grep -qx "$pid sleep budget 3 1000000" $THPNUMA_DIR/tasks
 expect "task PID default" 0 "$pid default" task $pid default
 check "the override is gone" test ! -s $THPNUMA_DIR/tasks
 kill $pid
 wait $pid 2> /dev/null
 expect "task for a dead process" 1 "no process with PID $pid" task $pid kernel
+
+# ---- per-cgroup settings ---------------------------------------------------------------
+CG=/sys/fs/cgroup
+TCG=/thpnumactl-test.slice
+if [ -e $CG/cgroup.controllers ] || mount -t cgroup2 none $CG; then
+	mkdir -p $CG$TCG
+	expect "cgroup -b PATH budget" 0 "$TCG budget" cgroup -b 250 $TCG budget
+	check "cgroups file: budget_us 250, zone_reclaim global" \
+		grep -qx "$TCG budget - 250" /sys/kernel/thpnuma/cgroups
+	expect "cgroups shows the budget_us" 0 "budget              global        250        $TCG" cgroups
+	run cgroups --json
+	check "cgroups --json has the budget_us" grep -qF \
+		"{\"path\": \"$TCG\", \"policy\": \"budget\", \"zone_reclaim\": null, \"budget_us\": 250}" $out
+	expect "cgroup PATH shows it" 0 "$TCG budget zone_reclaim=global budget_us=250" cgroup $CG$TCG
+	printf 'cgroup %s budget reclaim 1000\n' $TCG > /tmp/thpnuma.conf
+	expect "apply: a cgroup line with a budget_us" 0 "cgroup $TCG budget 1 1000" \
+		apply -C /tmp/thpnuma.conf
+	check "cgroups file: zone_reclaim 1, budget_us 1000" \
+		grep -qx "$TCG budget 1 1000" /sys/kernel/thpnuma/cgroups
+	expect "cgroup PATH default" 0 "$TCG default" cgroup $TCG default
+	check "the setting is gone" test ! -s /sys/kernel/thpnuma/cgroups
+	rmdir $CG$TCG
+else
+	for t in "cgroup -b" "cgroups file" "cgroups" "cgroups --json" "cgroup PATH" \
+		"apply" "cgroups file after apply" "cgroup PATH default" "setting gone"; do
+		skip "$t" "cannot mount cgroup2"
+	done
+fi
 
 # ---- not root ------------------------------------------------------------------------
 as_nobody policy kernel

@@ -576,6 +576,33 @@ TEST(task_write_sets_and_clears)
 	ASSERT_EQ(0, parse_task("1 kernel 0", &w));
 	EXPECT_EQ(THPNUMA_POLICY_KERNEL, w.policy);
 	EXPECT_EQ(0, w.zone_reclaim);
+	EXPECT_EQ(THPNUMA_BUDGET_INHERIT, w.budget_us);
+}
+
+TEST(task_write_takes_a_budget)
+{
+	struct thpnuma_task_write w;
+
+	ASSERT_EQ(0, parse_task("42 budget 7 500", &w));
+	EXPECT_EQ(THPNUMA_POLICY_BUDGET, w.policy);
+	EXPECT_EQ(7, w.zone_reclaim);
+	EXPECT_EQ(500, w.budget_us);
+
+	/* "-" follows the global setting, for either number. */
+	ASSERT_EQ(0, parse_task("42 budget - 1\n", &w));
+	EXPECT_EQ(THPNUMA_ZR_INHERIT, w.zone_reclaim);
+	EXPECT_EQ(1, w.budget_us);
+	ASSERT_EQ(0, parse_task("42 budget 3 -", &w));
+	EXPECT_EQ(3, w.zone_reclaim);
+	EXPECT_EQ(THPNUMA_BUDGET_INHERIT, w.budget_us);
+	ASSERT_EQ(0, parse_task("42 strict-local -", &w));
+	EXPECT_EQ(THPNUMA_ZR_INHERIT, w.zone_reclaim);
+
+	/* The longest write there is. */
+	ASSERT_EQ(0, parse_task("4194304 local-then-remote 7 1000000\n", &w));
+	EXPECT_EQ(THPNUMA_BUDGET_MAX_US, w.budget_us);
+	EXPECT_GE(THPNUMA_MAX_TASK_WRITE,
+		  (int)strlen("4194304 local-then-remote 7 1000000\n"));
 }
 
 TEST(task_write_rejects_malformed_input)
@@ -586,9 +613,14 @@ TEST(task_write_rejects_malformed_input)
 		"+1 kernel", "01 kernel", "4194305 kernel", "99999999 kernel",
 		"12a4 kernel", "1234 Kernel", "1234 strict_local", "kernel 1234",
 		"1234 default 1", "1234 default ", "1234 kernel 8",
-		"1234 kernel 07", "1234 kernel -1", "1234 kernel 1 1",
+		"1234 kernel 07", "1234 kernel -1", "1234 kernel 1 1 1",
 		"1234 kernel\n\n", "1234 kernel 1\n\n", "1234 kernel\n1",
 		"1234\n kernel", "1234 local-then-remote 7 extra-bytes-here",
+		"1234 budget 7 0", "1234 budget 7 1000001", "1234 budget 7 01",
+		"1234 budget 7 1 1", "1234 budget 7 ", "1234 budget - - -",
+		"1234 budget -- 1", "1234 budget 7 -1", "1234 budget 7 +1",
+		"1234 default -", "1234 budget  1", "1234 budget 7 1e3",
+		"4194304 local-then-remote 7 1000000 padding-to-the-limit",
 	};
 	struct thpnuma_task_write w;
 	unsigned int i;
@@ -628,6 +660,11 @@ TEST(cgroup_write_sets_and_clears)
 	EXPECT_EQ(1, w.path_len);
 	EXPECT_TRUE(w.clear);
 
+	ASSERT_EQ(0, parse_cgroup("/db.slice budget - 250", &w));
+	EXPECT_EQ(THPNUMA_POLICY_BUDGET, w.policy);
+	EXPECT_EQ(THPNUMA_ZR_INHERIT, w.zone_reclaim);
+	EXPECT_EQ(250, w.budget_us);
+
 	/* systemd's escapes are part of the name. */
 	ASSERT_EQ(0, parse_cgroup("/system.slice/serial\\x2dgetty.service kernel", &w));
 	EXPECT_EQ(37, w.path_len);
@@ -655,8 +692,9 @@ TEST(cgroup_write_rejects_malformed_input)
 		"/a/ kernel", "/. kernel", "/a/./b kernel", "/.. kernel",
 		"/a/.. kernel", "/a\x01" "b kernel",
 		"/a\x7f" "b kernel", "/a\xc3\xa9 kernel", "/a Kernel",
-		"/a default 1", "/a kernel 8", "/a kernel 1 1", "/a kernel\n\n",
-		"/a\n kernel", "kernel /a",
+		"/a default 1", "/a kernel 8", "/a kernel 1 1 1", "/a kernel\n\n",
+		"/a\n kernel", "kernel /a", "/a budget 7 0", "/a budget - 1 -",
+		"/a budget 7 1000001", "/a default - -", "/a budget 7 1 ",
 	};
 	struct thpnuma_cgroup_write w;
 	unsigned int i;
@@ -685,6 +723,54 @@ TEST(override_replaces_policy_and_keeps_scope)
 	EXPECT_EQ(THPNUMA_POLICY_LOCAL_THEN_REMOTE, cfg.policy);
 	EXPECT_EQ(7, cfg.zone_reclaim);
 	EXPECT_EQ(THPNUMA_SCOPE_MADVISE, cfg.scope);
+}
+
+TEST(override_formats_as_it_parses)
+{
+	static const char *const words[] = {
+		"kernel - -", "strict-local 0 -", "budget - 1",
+		"budget 7 1000000", "local-then-remote 5 250",
+	};
+	struct thpnuma_task_write w;
+	struct thpnuma_config cfg;
+	char line[64], buf[THPNUMA_MAX_TASK_WRITE];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		snprintf(line, sizeof(line), "1 %s", words[i]);
+		ASSERT_EQ(0, parse_task(line, &w));
+		cfg = (struct thpnuma_config){
+			.policy = w.policy, .zone_reclaim = w.zone_reclaim,
+			.budget_us = w.budget_us,
+		};
+		EXPECT_EQ((int)strlen(words[i]),
+			  thpnuma_format_override(buf, sizeof(buf),
+						  thpnuma_config_pack(&cfg)));
+		EXPECT_STREQ(words[i], buf);
+	}
+}
+
+TEST(override_budget_replaces_the_global_one)
+{
+	struct thpnuma_config g = {
+		.policy = THPNUMA_POLICY_KERNEL, .zone_reclaim = 3,
+		.budget_us = THPNUMA_BUDGET_DEFAULT_US,
+	}, o = {
+		.policy = THPNUMA_POLICY_BUDGET,
+		.zone_reclaim = THPNUMA_ZR_INHERIT, .budget_us = 20,
+	}, cfg;
+	u64 global = thpnuma_config_pack(&g);
+
+	cfg = thpnuma_config_unpack(thpnuma_config_apply_override(global,
+		thpnuma_config_pack(&o)));
+	EXPECT_EQ(THPNUMA_POLICY_BUDGET, cfg.policy);
+	EXPECT_EQ(3, cfg.zone_reclaim);
+	EXPECT_EQ(20, cfg.budget_us);
+
+	o.budget_us = THPNUMA_BUDGET_INHERIT;
+	cfg = thpnuma_config_unpack(thpnuma_config_apply_override(global,
+		thpnuma_config_pack(&o)));
+	EXPECT_EQ(THPNUMA_BUDGET_DEFAULT_US, cfg.budget_us);
 }
 
 TEST(overrides_flag_is_outside_the_fields)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "json.h"
+#include "policy.h"
 #include "overrides.h"
 #include "stats.h"
 #include "text.h"
@@ -43,59 +44,82 @@ static int unescape(const char *in, char *out, size_t len)
 	return 0;
 }
 
-/* A zone_reclaim field: "-" (follows the global setting) or 0-7. */
-static int parse_zone_reclaim_field(const char *w, int *zone_reclaim)
-{
-	uint64_t v;
-
-	if (!strcmp(w, "-")) {
-		*zone_reclaim = -1;
-		return 0;
-	}
-	if (parse_decimal(w, 7, &v))
-		return -EINVAL;
-	*zone_reclaim = (int)v;
-	return 0;
-}
-
-static int parse_task_line(char *line, struct task_entry *t, char *err,
-			   size_t errlen, unsigned int lineno)
-{
-	char *w[4];
-	uint64_t v;
-
-	if (split_fields(line, w, 4) != 4) {
-		set_error(err, errlen, "line %u: expected 4 fields", lineno);
-		return -EINVAL;
-	}
-	if (parse_decimal(w[0], INT32_MAX, &v) || !v) {
-		set_error(err, errlen, "line %u: bad pid '%s'", lineno, w[0]);
-		return -EINVAL;
-	}
-	t->pid = (int)v;
-	if (unescape(w[1], t->comm, sizeof(t->comm))) {
-		set_error(err, errlen, "line %u: bad command name", lineno);
-		return -EINVAL;
-	}
-	if (strlen(w[2]) >= sizeof(t->policy)) {
-		set_error(err, errlen, "line %u: bad policy", lineno);
-		return -EINVAL;
-	}
-	strcpy(t->policy, w[2]);
-	if (parse_zone_reclaim_field(w[3], &t->zone_reclaim)) {
-		set_error(err, errlen, "line %u: bad zone_reclaim '%s'",
-			  lineno, w[3]);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 struct parse_ctx {
 	void *list;
 	char *err;
 	size_t errlen;
 	bool seen_header;	/* policies only */
 };
+
+/* A number field: "-" (follows the global setting: -1), or @min to @max. */
+static int parse_number_field(const char *w, uint64_t min, uint64_t max,
+			      int *out)
+{
+	uint64_t v;
+
+	if (!strcmp(w, "-")) {
+		*out = -1;
+		return 0;
+	}
+	if (parse_decimal(w, max, &v) || v < min)
+		return -EINVAL;
+	*out = (int)v;
+	return 0;
+}
+
+/*
+ * The three words that end every override row, as thpnuma_format_override()
+ * writes them: POLICY ZONE_RECLAIM BUDGET_US.
+ */
+static int parse_override_words(char **w, char *policy, size_t policy_len,
+				int *zone_reclaim, int *budget_us,
+				struct parse_ctx *ctx, unsigned int lineno)
+{
+	if (strlen(w[0]) >= policy_len) {
+		set_error(ctx->err, ctx->errlen, "line %u: bad policy", lineno);
+		return -EINVAL;
+	}
+	strcpy(policy, w[0]);
+	if (parse_number_field(w[1], 0, 7, zone_reclaim)) {
+		set_error(ctx->err, ctx->errlen,
+			  "line %u: bad zone_reclaim '%s'", lineno, w[1]);
+		return -EINVAL;
+	}
+	if (parse_number_field(w[2], 1, THPNUMA_BUDGET_MAX_US, budget_us)) {
+		set_error(ctx->err, ctx->errlen, "line %u: bad budget_us '%s'",
+			  lineno, w[2]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_task_line(char *line, struct task_entry *t,
+			   struct parse_ctx *ctx, unsigned int lineno)
+{
+	char *w[5];
+	uint64_t v;
+
+	if (split_fields(line, w, 5) != 5) {
+		set_error(ctx->err, ctx->errlen,
+			  "line %u: expected PID COMMAND POLICY ZONE_RECLAIM BUDGET_US",
+			  lineno);
+		return -EINVAL;
+	}
+	if (parse_decimal(w[0], INT32_MAX, &v) || !v) {
+		set_error(ctx->err, ctx->errlen, "line %u: bad pid '%s'",
+			  lineno, w[0]);
+		return -EINVAL;
+	}
+	t->pid = (int)v;
+	if (unescape(w[1], t->comm, sizeof(t->comm))) {
+		set_error(ctx->err, ctx->errlen, "line %u: bad command name",
+			  lineno);
+		return -EINVAL;
+	}
+	return parse_override_words(&w[2], t->policy, sizeof(t->policy),
+				    &t->zone_reclaim, &t->budget_us, ctx,
+				    lineno);
+}
 
 static int add_task_line(char *line, unsigned int lineno, void *arg)
 {
@@ -107,8 +131,7 @@ static int add_task_line(char *line, unsigned int lineno, void *arg)
 	if (!grown)
 		return -ENOMEM;
 	tl->tasks = grown;
-	if (parse_task_line(line, &tl->tasks[tl->nr], ctx->err, ctx->errlen,
-			    lineno))
+	if (parse_task_line(line, &tl->tasks[tl->nr], ctx, lineno))
 		return -EINVAL;
 	tl->nr++;
 	return 0;
@@ -159,24 +182,39 @@ static void sort_by_pid(const struct task_list *tl)
 		qsort(tl->tasks, tl->nr, sizeof(*tl->tasks), compare_pid);
 }
 
+/* An override's number in a table: "global" when it follows the global one. */
+static const char *table_number(char *buf, size_t len, int v)
+{
+	if (v < 0)
+		return "global";
+	snprintf(buf, len, "%d", v);
+	return buf;
+}
+
+/* The same in JSON: null. */
+static void json_number(struct json_writer *j, const char *key, int v)
+{
+	if (v < 0)
+		json_null(j, key);
+	else
+		json_long(j, key, v);
+}
+
 void tasks_write_table(FILE *out, const struct task_list *tl)
 {
-	char zr[16], comm[4 * sizeof(tl->tasks->comm)];
+	char zr[16], budget[16], comm[4 * sizeof(tl->tasks->comm)];
 
 	sort_by_pid(tl);
-	fprintf(out, "%8s  %-16s  %-18s  %s\n", "PID", "COMMAND", "POLICY",
-		"ZONE_RECLAIM");
+	fprintf(out, "%8s  %-16s  %-18s  %-12s  %s\n", "PID", "COMMAND",
+		"POLICY", "ZONE_RECLAIM", "BUDGET_US");
 	for (unsigned int i = 0; i < tl->nr; i++) {
 		const struct task_entry *t = &tl->tasks[i];
 
-		if (t->zone_reclaim < 0)
-			snprintf(zr, sizeof(zr), "global");
-		else
-			snprintf(zr, sizeof(zr), "%d", t->zone_reclaim);
 		/* The name is the process's own choice: no raw bytes. */
 		escape_text(comm, sizeof(comm), t->comm);
-		fprintf(out, "%8d  %-16s  %-18s  %s\n", t->pid, comm,
-			t->policy, zr);
+		fprintf(out, "%8d  %-16s  %-18s  %-12s  %s\n", t->pid, comm,
+			t->policy, table_number(zr, sizeof(zr), t->zone_reclaim),
+			table_number(budget, sizeof(budget), t->budget_us));
 	}
 }
 
@@ -194,10 +232,8 @@ void tasks_write_json(FILE *out, const struct task_list *tl)
 		json_long(&j, "pid", t->pid);
 		json_string(&j, "comm", t->comm);
 		json_string(&j, "policy", t->policy);
-		if (t->zone_reclaim < 0)
-			json_null(&j, "zone_reclaim");
-		else
-			json_long(&j, "zone_reclaim", t->zone_reclaim);
+		json_number(&j, "zone_reclaim", t->zone_reclaim);
+		json_number(&j, "budget_us", t->budget_us);
 		json_close(&j);
 	}
 	json_end(&j);
@@ -208,11 +244,12 @@ static int add_cgroup_line(char *line, unsigned int lineno, void *arg)
 	struct parse_ctx *ctx = arg;
 	struct cgroup_list *cl = ctx->list;
 	struct cgroup_entry *grown, *c;
-	char *w[3];
+	char *w[4];
 
-	if (split_fields(line, w, 3) != 3 || w[0][0] != '/') {
+	if (split_fields(line, w, 4) != 4 || w[0][0] != '/') {
 		set_error(ctx->err, ctx->errlen,
-			  "line %u: expected PATH POLICY ZONE_RECLAIM", lineno);
+			  "line %u: expected PATH POLICY ZONE_RECLAIM BUDGET_US",
+			  lineno);
 		return -EINVAL;
 	}
 	grown = realloc(cl->cgroups, (cl->nr + 1) * sizeof(*grown));
@@ -220,16 +257,9 @@ static int add_cgroup_line(char *line, unsigned int lineno, void *arg)
 		return -ENOMEM;
 	cl->cgroups = grown;
 	c = &cl->cgroups[cl->nr];
-	if (strlen(w[1]) >= sizeof(c->policy)) {
-		set_error(ctx->err, ctx->errlen, "line %u: bad policy", lineno);
+	if (parse_override_words(&w[1], c->policy, sizeof(c->policy),
+				 &c->zone_reclaim, &c->budget_us, ctx, lineno))
 		return -EINVAL;
-	}
-	strcpy(c->policy, w[1]);
-	if (parse_zone_reclaim_field(w[2], &c->zone_reclaim)) {
-		set_error(ctx->err, ctx->errlen,
-			  "line %u: bad zone_reclaim '%s'", lineno, w[2]);
-		return -EINVAL;
-	}
 	c->path = strdup(w[0]);
 	if (!c->path)
 		return -ENOMEM;
@@ -312,18 +342,18 @@ static void sort_by_path(const struct cgroup_list *cl)
 
 void cgroups_write_table(FILE *out, const struct cgroup_list *cl)
 {
-	char zr[16];
+	char zr[16], budget[16];
 
 	sort_by_path(cl);
-	fprintf(out, "%-18s  %-12s  %s\n", "POLICY", "ZONE_RECLAIM", "CGROUP");
+	fprintf(out, "%-18s  %-12s  %-9s  %s\n", "POLICY", "ZONE_RECLAIM",
+		"BUDGET_US", "CGROUP");
 	for (unsigned int i = 0; i < cl->nr; i++) {
 		const struct cgroup_entry *c = &cl->cgroups[i];
 
-		if (c->zone_reclaim < 0)
-			snprintf(zr, sizeof(zr), "global");
-		else
-			snprintf(zr, sizeof(zr), "%d", c->zone_reclaim);
-		fprintf(out, "%-18s  %-12s  %s\n", c->policy, zr, c->path);
+		fprintf(out, "%-18s  %-12s  %-9s  %s\n", c->policy,
+			table_number(zr, sizeof(zr), c->zone_reclaim),
+			table_number(budget, sizeof(budget), c->budget_us),
+			c->path);
 	}
 }
 
@@ -340,10 +370,8 @@ void cgroups_write_json(FILE *out, const struct cgroup_list *cl)
 		json_object(&j, NULL, false);
 		json_string(&j, "path", c->path);
 		json_string(&j, "policy", c->policy);
-		if (c->zone_reclaim < 0)
-			json_null(&j, "zone_reclaim");
-		else
-			json_long(&j, "zone_reclaim", c->zone_reclaim);
+		json_number(&j, "zone_reclaim", c->zone_reclaim);
+		json_number(&j, "budget_us", c->budget_us);
 		json_close(&j);
 	}
 	json_end(&j);

@@ -10,12 +10,13 @@
 #include <stdio.h>
 #include "counters.h"
 
-/* One line of the tasks file: "pid comm policy zone_reclaim". */
+/* One line of the tasks file: "pid comm policy zone_reclaim budget_us". */
 struct task_entry {
 	int pid;
 	char comm[64];		/* unescaped */
 	char policy[32];
 	int zone_reclaim;	/* -1: follows the global setting */
+	int budget_us;		/* -1: follows the global setting */
 };
 
 struct task_list {
@@ -23,11 +24,12 @@ struct task_list {
 	struct task_entry *tasks;
 };
 
-/* One line of the cgroups file: "path policy zone_reclaim". */
+/* One line of the cgroups file: "path policy zone_reclaim budget_us". */
 struct cgroup_entry {
 	char *path;		/* a cgroup v2 path, such as /system.slice */
 	char policy[32];
 	int zone_reclaim;	/* -1: follows the global setting */
+	int budget_us;		/* -1: follows the global setting */
 };
 
 struct cgroup_list {

@@ -359,12 +359,44 @@ void format_zone_reclaim(char *buf, size_t len, unsigned int bits)
 		snprintf(buf + used, len - used, ")");
 }
 
-void note_override_zone_reclaim(const char *policy, int zone_reclaim,
-				const char *noun)
+void note_override_settings(const char *policy, int zone_reclaim,
+			    int budget_us, const char *noun)
 {
 	if (zone_reclaim > 0 && !policy_uses_zone_reclaim(policy))
 		notice("zone_reclaim applies only under " ZONE_RECLAIM_POLICIES "; this %s's policy is %s",
 		       noun, policy);
+	/* As budget-us: any budget given is noted, none means nothing. */
+	if (budget_us > 0 && !policy_uses_budget(policy))
+		notice("budget_us applies only under budget; this %s's policy is %s",
+		       noun, policy);
+}
+
+void format_override_words(char *buf, size_t len, const char *policy,
+			   int zone_reclaim, int budget_us)
+{
+	char zr[12] = "-";
+
+	if (zone_reclaim >= 0)
+		snprintf(zr, sizeof(zr), "%d", zone_reclaim);
+	/* The shortest form: trailing words that follow the global go. */
+	if (budget_us >= 0)
+		snprintf(buf, len, "%s %s %d", policy, zr, budget_us);
+	else if (zone_reclaim >= 0)
+		snprintf(buf, len, "%s %s", policy, zr);
+	else
+		snprintf(buf, len, "%s", policy);
+}
+
+int check_override_policy(const struct command *cmd,
+			  const struct override_options *o)
+{
+	if (o->policy && strcmp(o->policy, "default"))
+		return -1;
+	if (o->zone_reclaim >= 0)
+		return usage_error(cmd, "--zone-reclaim needs a POLICY");
+	if (o->budget_us >= 0)
+		return usage_error(cmd, "--budget-us needs a POLICY");
+	return -1;
 }
 
 int parse_override_options(const struct command *cmd, int argc,
@@ -374,15 +406,17 @@ int parse_override_options(const struct command *cmd, int argc,
 	static const struct option options[] = {
 		{ "policy", required_argument, NULL, 'p' },
 		{ "zone-reclaim", required_argument, NULL, 'z' },
+		{ "budget-us", required_argument, NULL, 'b' },
 		{ "user", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	unsigned int bits;
+	unsigned int bits, us;
 	int c, ret;
 
 	o->policy = NULL;
 	o->zone_reclaim = -1;
+	o->budget_us = -1;
 	o->user = NULL;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, optstring, options, NULL)) != -1) {
@@ -398,6 +432,12 @@ int parse_override_options(const struct command *cmd, int argc,
 			if (ret >= 0)
 				return ret;
 			o->zone_reclaim = (int)bits;
+			break;
+		case 'b':
+			ret = check_budget_us(cmd, optarg, &us);
+			if (ret >= 0)
+				return ret;
+			o->budget_us = (int)us;
 			break;
 		case 'u':
 			o->user = optarg;

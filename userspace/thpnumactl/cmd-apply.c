@@ -62,8 +62,8 @@ const struct command cmd_apply = {
 	.usage =
 	"apply [--config FILE] [--dry-run]\n"
 	"Apply the settings file again, as 'systemctl reload thpnuma' does:\n"
-	"its policy, zone_reclaim, scope and coverage, then its per-cgroup\n"
-	"settings. The whole file is checked first: a bad line is named as\n"
+	"its policy, zone_reclaim, budget_us, scope and coverage, then its\n"
+	"per-cgroup settings. The whole file is checked first: a bad line is named as\n"
 	"FILE:LINE and nothing is applied. A cgroup that does not exist yet is\n"
 	"skipped with a note. Settings the file does not name stay as they\n"
 	"are. Needs root, except with --dry-run.\n\n"

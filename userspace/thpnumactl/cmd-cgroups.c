@@ -183,16 +183,15 @@ out:
 }
 
 int write_cgroup_setting(const char *cgroup, const char *policy,
-			 int zone_reclaim, bool missing_ok)
+			 int zone_reclaim, int budget_us, bool missing_ok)
 {
 	char file[PATH_MAX], line[PATH_MAX + 64];
+	char words[THPNUMA_MAX_TASK_WRITE];
 	int ret;
 
-	if (zone_reclaim >= 0)
-		snprintf(line, sizeof(line), "%s %s %d", cgroup, policy,
-			 zone_reclaim);
-	else
-		snprintf(line, sizeof(line), "%s %s", cgroup, policy);
+	format_override_words(words, sizeof(words), policy, zone_reclaim,
+			      budget_us);
+	snprintf(line, sizeof(line), "%s %s", cgroup, words);
 	sysfs_path(file, sizeof(file), CONTROL_DIR "/cgroups");
 	/* The module's ENOENT means no such cgroup, not no such file. */
 	if (access(file, F_OK))
@@ -321,7 +320,7 @@ static int show_setting(const char *cgroup)
 {
 	const struct cgroup_entry *c;
 	struct cgroup_list cl;
-	char zr[16];
+	char zr[16] = "global", budget[16] = "global";
 	int ret;
 
 	ret = read_cgroups(&cl);
@@ -329,11 +328,12 @@ static int show_setting(const char *cgroup)
 		return ret;
 	c = cgroups_applying(&cl, cgroup);
 	if (c) {
-		if (c->zone_reclaim < 0)
-			snprintf(zr, sizeof(zr), "global");
-		else
+		if (c->zone_reclaim >= 0)
 			snprintf(zr, sizeof(zr), "%d", c->zone_reclaim);
-		printf("%s %s zone_reclaim=%s", cgroup, c->policy, zr);
+		if (c->budget_us >= 0)
+			snprintf(budget, sizeof(budget), "%d", c->budget_us);
+		printf("%s %s zone_reclaim=%s budget_us=%s", cgroup, c->policy,
+		       zr, budget);
 		if (strcmp(c->path, cgroup))
 			printf(" (from %s)", c->path);
 		putchar('\n');
@@ -350,7 +350,7 @@ static int do_cgroup(const struct command *cmd, int argc, char *argv[])
 	char cgroup[PATH_MAX];
 	int ret;
 
-	ret = parse_override_options(cmd, argc, argv, ":z:h", &o);
+	ret = parse_override_options(cmd, argc, argv, ":z:b:h", &o);
 	if (ret >= 0)
 		return ret;
 	if (optind == argc)
@@ -366,8 +366,9 @@ static int do_cgroup(const struct command *cmd, int argc, char *argv[])
 				return ret;
 		}
 	}
-	if (o.zone_reclaim >= 0 && (!o.policy || !strcmp(o.policy, "default")))
-		return usage_error(cmd, "--zone-reclaim needs a POLICY");
+	ret = check_override_policy(cmd, &o);
+	if (ret >= 0)
+		return ret;
 	ret = resolve_cgroup(cmd, argv[optind], cgroup, sizeof(cgroup), false);
 	if (ret)
 		return ret;
@@ -376,10 +377,12 @@ static int do_cgroup(const struct command *cmd, int argc, char *argv[])
 		return ret;
 	if (!o.policy)
 		return show_setting(cgroup);
-	ret = write_cgroup_setting(cgroup, o.policy, o.zone_reclaim, false);
+	ret = write_cgroup_setting(cgroup, o.policy, o.zone_reclaim,
+				   o.budget_us, false);
 	if (!ret) {
 		printf("%s %s\n", cgroup, o.policy);
-		note_override_zone_reclaim(o.policy, o.zone_reclaim, "setting");
+		note_override_settings(o.policy, o.zone_reclaim, o.budget_us,
+				       "setting");
 	}
 	return ret;
 }
@@ -390,12 +393,12 @@ const struct command cmd_cgroups = {
 	.usage =
 	"cgroups [--json]\n"
 	"cgroups --stat [--json | --prometheus] [-o FILE]\n"
-	"One row per cgroup with a setting: policy, zone_reclaim (\"global\"\n"
-	"when it follows the global setting) and the cgroup's path. Needs\n"
-	"root. With --stat, what each setting decided: THP faults placed\n"
-	"locally and remotely, fallen back and left to the kernel, the share\n"
-	"placed remotely, and bounds of the allocation time's median and\n"
-	"99th percentile; any user may read them.\n\n"
+	"One row per cgroup with a setting: policy, zone_reclaim, budget_us\n"
+	"(\"global\" when it follows the global setting) and the cgroup's\n"
+	"path. Needs root. With --stat, what each setting decided: THP\n"
+	"faults placed locally and remotely, fallen back and left to the\n"
+	"kernel, the share placed remotely, and bounds of the allocation\n"
+	"time's median and 99th percentile; any user may read them.\n\n"
 	"      --stat          the per-cgroup counters and histograms\n"
 	"      --json          one JSON object\n"
 	"      --prometheus    Prometheus text (with --stat)\n"
@@ -412,7 +415,7 @@ const struct command cmd_cgroup = {
 	.name = "cgroup", .run = do_cgroup,
 	.summary = "show, set or clear one cgroup's policy",
 	.usage =
-	"cgroup [--zone-reclaim N] PATH [POLICY|default]\n"
+	"cgroup [--zone-reclaim N] [--budget-us US] PATH [POLICY|default]\n"
 	"PATH is a cgroup v2 path (/system.slice/db.service) or its directory\n"
 	"(/sys/fs/cgroup/system.slice/db.service). With POLICY, every task in\n"
 	"the cgroup and below it, including tasks that join later, faults THPs\n"
@@ -420,10 +423,13 @@ const struct command cmd_cgroup = {
 	"wins. \"default\" removes the setting; so does removing the cgroup.\n"
 	"Without POLICY, show what applies to PATH. Needs root.\n\n"
 	"  -z, --zone-reclaim N  0-7, none, or reclaim,write,swap\n"
+	"  -b, --budget-us US    1-1000000 microseconds, for policy budget\n"
 	"  -h, --help            show this help\n\n"
+	"Without -z or -b, the setting follows the global one.\n\n"
 	"Examples:\n"
 	"  thpnumactl cgroup /system.slice/db.service strict-local\n"
 	"  thpnumactl cgroup -z reclaim /kubepods.slice local-then-remote\n"
+	"  thpnumactl cgroup -b 250 /system.slice/batch.slice budget\n"
 	"  thpnumactl cgroup /system.slice/db.service\n"
 	"  thpnumactl cgroup /system.slice/db.service default\n",
 };

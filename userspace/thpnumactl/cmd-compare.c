@@ -692,7 +692,7 @@ static int run_once(const struct compare_report *r, const struct cgroups *cg,
 		error("cannot create cgroup %s: %s", dir, strerror(errno));
 		return EXIT_FAIL;
 	}
-	ret = write_cgroup_setting(path, a->policy, a->zone_reclaim, false);
+	ret = write_cgroup_setting(path, a->policy, a->zone_reclaim, -1, false);
 	if (ret) {
 		remove_cgroup(dir);
 		return ret;
@@ -768,7 +768,7 @@ static int run_once(const struct compare_report *r, const struct cgroups *cg,
 			fputc('\n', stderr);
 	}
 out:
-	write_cgroup_setting(path, "default", -1, true);
+	write_cgroup_setting(path, "default", -1, -1, true);
 	remove_cgroup(dir);
 	return ret;
 }

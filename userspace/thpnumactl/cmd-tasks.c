@@ -32,20 +32,20 @@ static int parse_pid(const char *text, int *pid)
 }
 
 /*
- * Write "PID POLICY [BITS]" or "PID default" to /sys/kernel/thpnuma/tasks,
- * which kernel lockdown leaves usable. @zone_reclaim < 0: the override
- * follows the global zone_reclaim.
+ * Write "PID POLICY [BITS|- [US]]" or "PID default" to
+ * /sys/kernel/thpnuma/tasks, which kernel lockdown leaves usable. A
+ * setting < 0: the override follows the global one.
  */
-static int write_override(int pid, const char *policy, int zone_reclaim)
+static int write_override(int pid, const char *policy, int zone_reclaim,
+			  int budget_us)
 {
-	char tasks[PATH_MAX], line[64];
+	char tasks[PATH_MAX], words[THPNUMA_MAX_TASK_WRITE];
+	char line[THPNUMA_MAX_TASK_WRITE + 16];
 	int ret;
 
-	if (zone_reclaim >= 0)
-		snprintf(line, sizeof(line), "%d %s %d", pid, policy,
-			 zone_reclaim);
-	else
-		snprintf(line, sizeof(line), "%d %s", pid, policy);
+	format_override_words(words, sizeof(words), policy, zone_reclaim,
+			      budget_us);
+	snprintf(line, sizeof(line), "%d %s", pid, words);
 	sysfs_path(tasks, sizeof(tasks), CONTROL_DIR "/tasks");
 	ret = write_value(tasks, line);
 	switch (-ret) {
@@ -164,7 +164,7 @@ static int do_task(const struct command *cmd, int argc, char *argv[])
 	char path[PATH_MAX];
 	int pid, ret;
 
-	ret = parse_override_options(cmd, argc, argv, ":z:h", &o);
+	ret = parse_override_options(cmd, argc, argv, ":z:b:h", &o);
 	if (ret >= 0)
 		return ret;
 	if (optind == argc)
@@ -180,17 +180,20 @@ static int do_task(const struct command *cmd, int argc, char *argv[])
 		if (ret >= 0)
 			return ret;
 	}
-	if (o.zone_reclaim >= 0 && (!o.policy || !strcmp(o.policy, "default")))
-		return usage_error(cmd, "--zone-reclaim needs a POLICY");
+	ret = check_override_policy(cmd, &o);
+	if (ret >= 0)
+		return ret;
 	ret = ensure_module();
 	if (ret)
 		return ret;
 
 	if (o.policy) {
-		ret = write_override(pid, o.policy, o.zone_reclaim);
+		ret = write_override(pid, o.policy, o.zone_reclaim,
+				     o.budget_us);
 		if (!ret) {
 			printf("%d %s\n", pid, o.policy);
-			note_override_zone_reclaim(o.policy, o.zone_reclaim, "override");
+			note_override_settings(o.policy, o.zone_reclaim,
+					       o.budget_us, "override");
 		}
 		return ret;
 	}
@@ -255,7 +258,7 @@ static int do_run(const struct command *cmd, int argc, char *argv[])
 	int ret;
 
 	/* '+': the command's own options are not ours. */
-	ret = parse_override_options(cmd, argc, argv, "+:p:z:u:h", &o);
+	ret = parse_override_options(cmd, argc, argv, "+:p:z:b:u:h", &o);
 	if (ret >= 0)
 		return ret;
 	if (!o.policy)
@@ -277,10 +280,11 @@ static int do_run(const struct command *cmd, int argc, char *argv[])
 	if (ret)
 		return ret;
 	/* The override is on this process: exec keeps it, children inherit. */
-	ret = write_override(getpid(), o.policy, o.zone_reclaim);
+	ret = write_override(getpid(), o.policy, o.zone_reclaim, o.budget_us);
 	if (ret)
 		return ret;
-	note_override_zone_reclaim(o.policy, o.zone_reclaim, "override");
+	note_override_settings(o.policy, o.zone_reclaim, o.budget_us,
+			       "override");
 	/* Still this PID after the switch: the override stays with it. */
 	if (pw) {
 		ret = drop_to_user(pw);
@@ -296,7 +300,8 @@ const struct command cmd_run = {
 	.name = "run", .run = do_run,
 	.summary = "run a command under its own policy",
 	.usage =
-	"run --policy P [--zone-reclaim N] [--user USER] [--] COMMAND [ARGS...]\n"
+	"run --policy P [--zone-reclaim N] [--budget-us US]\n"
+	"    [--user USER] [--] COMMAND [ARGS...]\n"
 	"Set a per-process override on this process, then exec COMMAND: the\n"
 	"command and the children it forks from then on fault THPs under P,\n"
 	"whatever the global policy. Needs root; with --user, COMMAND runs as\n"
@@ -305,11 +310,14 @@ const struct command cmd_run = {
 	"  -p, --policy P        " THPNUMA_POLICY_CHOICES "\n"
 	"  -z, --zone-reclaim N  0-7, none, or reclaim,write,swap (default:\n"
 	"                        follow the global zone_reclaim)\n"
+	"  -b, --budget-us US    1-1000000 microseconds, for policy budget\n"
+	"                        (default: follow the global budget_us)\n"
 	"  -u, --user USER       run COMMAND as USER (a name or a uid)\n"
 	"  -h, --help            show this help\n\n"
 	"Examples:\n"
 	"  thpnumactl run --policy strict-local -- ./numa-local-db\n"
 	"  thpnumactl run -p local-then-remote -z 1 -- make -j8\n"
+	"  thpnumactl run -p budget -b 250 -- ./batch-job\n"
 	"  thpnumactl run -p strict-local -u postgres -- /usr/lib/postgresql/15/bin/postgres\n",
 };
 
@@ -318,8 +326,9 @@ const struct command cmd_tasks = {
 	.summary = "list the per-process overrides",
 	.usage =
 	"tasks [--json]\n"
-	"One row per process with an override: PID, command, policy and\n"
-	"zone_reclaim (\"global\" when it follows the global setting).\n\n"
+	"One row per process with an override: PID, command, policy,\n"
+	"zone_reclaim and budget_us (\"global\" when it follows the global\n"
+	"setting).\n\n"
 	"      --json   one JSON object\n"
 	"  -h, --help   show this help\n\n"
 	"Examples:\n"
@@ -331,16 +340,19 @@ const struct command cmd_task = {
 	.name = "task", .run = do_task,
 	.summary = "show, set or clear one process's override",
 	.usage =
-	"task [--zone-reclaim N] PID [POLICY|default]\n"
+	"task [--zone-reclaim N] [--budget-us US] PID [POLICY|default]\n"
 	"Without POLICY, show PID's override. With POLICY, set it for PID's\n"
 	"whole process; \"default\" removes it. Children forked afterwards\n"
 	"inherit it; the override ends with the process. Needs root.\n\n"
 	"  -z, --zone-reclaim N  0-7, none, or reclaim,write,swap\n"
+	"  -b, --budget-us US    1-1000000 microseconds, for policy budget\n"
 	"  -h, --help            show this help\n\n"
+	"Without -z or -b, the override follows the global setting.\n\n"
 	"Examples:\n"
 	"  thpnumactl task 4242\n"
 	"  thpnumactl task 4242 strict-local\n"
 	"  thpnumactl task -z reclaim 4242 local-then-remote\n"
+	"  thpnumactl task -b 500 4242 budget\n"
 	"  thpnumactl task 4242 default\n",
 };
 

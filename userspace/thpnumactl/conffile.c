@@ -13,8 +13,8 @@
 #include <string.h>
 #include "thpnumactl.h"
 
-/* "cgroup PATH POLICY ZONE_RECLAIM", and one more word to say "too many". */
-#define CONF_MAX_WORDS	5
+/* "cgroup PATH POLICY ZONE_RECLAIM BUDGET_US", one more to say "too many". */
+#define CONF_MAX_WORDS	6
 
 struct conf_reader {
 	struct thpnuma_conf *conf;
@@ -87,7 +87,40 @@ static void read_setting(struct conf_reader *r, unsigned int lineno,
 	conf->line[s->id] = lineno;
 }
 
-/* "cgroup PATH POLICY [ZONE_RECLAIM]", PATH as thpnumactl cgroup takes it. */
+/*
+ * An optional number of a cgroup line: "-" or absent follows the global
+ * setting (-1). 0, or -EINVAL after naming the line.
+ */
+static int read_cgroup_number(struct conf_reader *r, unsigned int lineno,
+			      const char *word, enum thpnuma_setting_id id,
+			      int *out)
+{
+	char why[256];
+	unsigned int v;
+
+	*out = -1;
+	if (!word || !strcmp(word, "-"))
+		return 0;
+	if (id == THPNUMA_SETTING_ZONE_RECLAIM) {
+		if (parse_zone_reclaim(word, &v)) {
+			bad_line(r, lineno, "invalid zone_reclaim '%s' (%s; - for the global one)",
+				 word, ZONE_RECLAIM_VALUES);
+			return -EINVAL;
+		}
+	} else if (parse_budget_us(word, &v)) {
+		setting_value_error(&thpnuma_settings[id], word, why,
+				    sizeof(why));
+		bad_line(r, lineno, "%s", why);
+		return -EINVAL;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+/*
+ * "cgroup PATH POLICY [ZONE_RECLAIM [BUDGET_US]]", PATH as thpnumactl
+ * cgroup takes it, either number "-" for the global setting.
+ */
 static void read_cgroup(struct conf_reader *r, unsigned int lineno,
 			char **word, int nr)
 {
@@ -97,11 +130,11 @@ static void read_cgroup(struct conf_reader *r, unsigned int lineno,
 	struct thpnuma_cgroup_write w;
 	struct conf_cgroup *c;
 	char why[256], line[THPNUMA_MAX_CGROUP_WRITE + 1];
-	unsigned int bits, i;
-	int len;
+	int len, zone_reclaim, budget_us;
+	unsigned int i;
 
-	if (nr < 3 || nr > 4) {
-		bad_line(r, lineno, "cgroup takes a path, a policy and an optional zone_reclaim (cgroup PATH POLICY [ZONE_RECLAIM])");
+	if (nr < 3 || nr > 5) {
+		bad_line(r, lineno, "cgroup takes a path, a policy, an optional zone_reclaim and budget_us (cgroup PATH POLICY [ZONE_RECLAIM|- [BUDGET_US|-]])");
 		return;
 	}
 	len = snprintf(line, sizeof(line), "%s kernel", word[1]);
@@ -115,11 +148,11 @@ static void read_cgroup(struct conf_reader *r, unsigned int lineno,
 		bad_line(r, lineno, "%s", why);
 		return;
 	}
-	if (nr == 4 && parse_zone_reclaim(word[3], &bits)) {
-		bad_line(r, lineno, "invalid zone_reclaim '%s' (%s)", word[3],
-			 ZONE_RECLAIM_VALUES);
+	if (read_cgroup_number(r, lineno, nr > 3 ? word[3] : NULL,
+			       THPNUMA_SETTING_ZONE_RECLAIM, &zone_reclaim) ||
+	    read_cgroup_number(r, lineno, nr > 4 ? word[4] : NULL,
+			       THPNUMA_SETTING_BUDGET_US, &budget_us))
 		return;
-	}
 	for (i = 0; i < conf->nr_cgroups; i++) {
 		if (!strcmp(conf->cgroups[i].path, word[1])) {
 			bad_line(r, lineno, "cgroup %s is set again (first on line %u)",
@@ -141,7 +174,8 @@ static void read_cgroup(struct conf_reader *r, unsigned int lineno,
 	}
 	c->policy = thpnuma_policy_names[lookup_name(word[2], policy->choices,
 						      policy->nr_choices)];
-	c->zone_reclaim = nr == 4 ? (int)bits : -1;
+	c->zone_reclaim = zone_reclaim;
+	c->budget_us = budget_us;
 	c->line = lineno;
 	conf->nr_cgroups++;
 }
@@ -263,13 +297,13 @@ static int apply_cgroup(const struct command *cmd,
 			const struct conf_cgroup *c, bool dry_run,
 			unsigned int *applied)
 {
-	char cgroup[PATH_MAX];
+	char cgroup[PATH_MAX], words[THPNUMA_MAX_TASK_WRITE];
 	int ret;
 
 	ret = resolve_cgroup(cmd, c->path, cgroup, sizeof(cgroup), true);
 	if (!ret && !dry_run)
 		ret = write_cgroup_setting(cgroup, c->policy, c->zone_reclaim,
-					   true);
+					   c->budget_us, true);
 	if (ret == -ENOENT) {
 		notice("%s:%u: no cgroup %s on the cgroup v2 hierarchy yet; its setting applies once it exists and '"
 		       PROG " apply' runs again", conf->path, c->line, c->path);
@@ -278,11 +312,10 @@ static int apply_cgroup(const struct command *cmd,
 	if (ret)
 		return ret;
 	(*applied)++;
-	printf("%scgroup %s %s", dry_run ? "would set " : "", cgroup,
-	       c->policy);
-	if (c->zone_reclaim >= 0)
-		printf(" %d", c->zone_reclaim);
-	putchar('\n');
+	/* As written to the module: a line of this file, the path resolved. */
+	format_override_words(words, sizeof(words), c->policy, c->zone_reclaim,
+			      c->budget_us);
+	printf("%scgroup %s %s\n", dry_run ? "would set " : "", cgroup, words);
 	return EXIT_OK;
 }
 

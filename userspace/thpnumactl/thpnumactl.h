@@ -149,10 +149,14 @@ bool policy_uses_budget(const char *policy);
 /* A time for people: "812 ns", "250 us", "1.23 ms", "2 s". */
 void format_duration(char *buf, size_t len, unsigned long long ns);
 
-/* The options of run, task and cgroup: --policy, --user (run), --zone-reclaim. */
+/*
+ * The options of run, task and cgroup: --policy, --user (run),
+ * --zone-reclaim, --budget-us.
+ */
 struct override_options {
 	const char *policy;
 	int zone_reclaim;	/* -1: not given */
+	int budget_us;		/* -1: not given */
 	const char *user;
 };
 
@@ -160,9 +164,22 @@ struct override_options {
 int parse_override_options(const struct command *cmd, int argc,
 			   char *argv[], const char *optstring,
 			   struct override_options *o);
-/* A note for a @noun ("override", "setting") whose policy ignores it. */
-void note_override_zone_reclaim(const char *policy, int zone_reclaim,
-				const char *noun);
+/*
+ * -1 to go on, else a usage error's exit status: --zone-reclaim and
+ * --budget-us need a POLICY other than "default".
+ */
+int check_override_policy(const struct command *cmd,
+			  const struct override_options *o);
+/*
+ * What a tasks or cgroups write takes after the PID or path, shortest:
+ * "POLICY", "POLICY ZONE_RECLAIM" or "POLICY ZONE_RECLAIM|- BUDGET_US";
+ * -1 follows the global setting.
+ */
+void format_override_words(char *buf, size_t len, const char *policy,
+			   int zone_reclaim, int budget_us);
+/* Notes for a @noun ("override", "setting") whose policy ignores a setting. */
+void note_override_settings(const char *policy, int zone_reclaim,
+			    int budget_us, const char *noun);
 
 /* ---- files.c: debugfs and sysfs ------------------------------------- */
 
@@ -342,11 +359,12 @@ int read_cgroup_stats(void *data);
 int resolve_cgroup(const struct command *cmd, const char *arg, char *out,
 		   size_t len, bool missing_ok);
 /*
- * Set @cgroup's @policy and @zone_reclaim (-1: the global one), or clear
- * it with policy "default". The same returns as resolve_cgroup().
+ * Set @cgroup's @policy, @zone_reclaim and @budget_us (-1: the global
+ * one), or clear it with policy "default". The same returns as
+ * resolve_cgroup().
  */
 int write_cgroup_setting(const char *cgroup, const char *policy,
-			 int zone_reclaim, bool missing_ok);
+			 int zone_reclaim, int budget_us, bool missing_ok);
 /*
  * This process's cgroup on the cgroup v2 hierarchy, as a directory under
  * the cgroup2 mount. Returns 0, or an exit status after a message.
@@ -355,11 +373,12 @@ int own_cgroup_dir(char *dir, size_t len);
 
 /* ---- conffile.c: the settings file ------------------------------------- */
 
-/* A per-cgroup line: "cgroup PATH POLICY [ZONE_RECLAIM]". */
+/* A per-cgroup line: "cgroup PATH POLICY [ZONE_RECLAIM [BUDGET_US]]". */
 struct conf_cgroup {
 	char *path;		/* as written: a cgroup path or its directory */
 	const char *policy;	/* one of thpnuma_policy_names */
 	int zone_reclaim;	/* -1: the global setting */
+	int budget_us;		/* -1: the global setting */
 	unsigned int line;
 };
 

@@ -79,7 +79,7 @@ make_tree() {
 		> "$work/budget.tree"
 	put_table "$work/budget.tree" budget
 	# tasks and its read-only twin, overrides: the same list.
-	printf '412 thp\\040touch strict-local -\n77 db local-then-remote 3\n' \
+	printf '412 thp\\040touch strict-local - -\n77 db local-then-remote 3 -\n' \
 		> "$dbg/tasks"
 	cp "$dbg/tasks" "$dbg/overrides"
 	cp "$FIXTURES/policies.txt" "$ctl/policies"
@@ -366,6 +366,9 @@ expect_note "zone_reclaim applies only under local-then-remote and budget; this 
 	"task -z with policy kernel gets a note" task -z 3 412 kernel
 expect_no_note "task -z with local-then-remote: no note" task -z 3 412 local-then-remote
 expect_no_note "task PID strict-local without -z: no note" task 412 strict-local
+expect_note "budget_us applies only under budget; this override's policy is local-then-remote" \
+	"task -b with policy local-then-remote gets a note" task -b 500 412 local-then-remote
+expect_no_note "task -b with budget: no note" task -b 500 412 budget
 # budget uses zone_reclaim as its local effort; budget_us only budget.
 echo budget > "$par/policy"
 expect_no_note "zone-reclaim 3 under budget: no note" zone-reclaim 3
@@ -1132,6 +1135,14 @@ expect 2 "invalid policy 'bogus'" "task 1 bogus" task 1 bogus
 expect 2 "unexpected argument 'extra'" "task with three arguments" task 1 kernel extra
 expect 2 "--zone-reclaim needs a POLICY" "task -z without a policy" task -z 3 1 default
 expect 2 "invalid zone reclaim mode '9'" "task -z 9" task -z 9 1 kernel
+expect 2 "--budget-us needs a POLICY" "task -b without a policy" task -b 250 1
+expect 2 "--budget-us needs a POLICY" "task -b with default" task --budget-us 250 1 default
+# The global budget-us command's check, word for word.
+for bad in 0 01 1000001 -5 +5 x ""; do
+	expect 2 "invalid budget_us '$bad' (1-1000000 microseconds, written without sign or leading zeros)" \
+		"task -b '$bad'" task -b "$bad" 1 budget
+done
+expect 2 "option '-b' needs an argument" "task -b without a value" task 1 budget -b
 # compare: bad input is refused before any cgroup is made.
 expect 2 "missing command to run" "compare without a command" compare --rounds 2
 expect 2 "invalid policy 'nope'" "compare --policies kernel,nope" compare -p kernel,nope -- true
@@ -1169,7 +1180,7 @@ else
 	not_ok "tasks sorts by PID"
 fi
 # The read-only twin, which lockdown leaves readable, is the one read.
-printf '9 sh kernel -\n' > "$dbg/overrides"
+printf '9 sh kernel - -\n' > "$dbg/overrides"
 run tasks
 if [ "$rc" -eq 0 ] && [ "$(wc -l < "$work/out")" -eq 2 ] &&
    grep -qF "       9  sh                kernel              global" "$work/out"; then
@@ -1189,6 +1200,7 @@ t = json.load(open(sys.argv[1]))["tasks"]
 assert [x["pid"] for x in t] == [77, 412]
 assert t[1]["comm"] == "thp touch" and t[1]["zone_reclaim"] is None
 assert t[0]["policy"] == "local-then-remote" and t[0]["zone_reclaim"] == 3
+assert t[0]["budget_us"] is None and t[1]["budget_us"] is None
 ' "$work/out"; then
 	ok "tasks --json"
 else
@@ -1206,6 +1218,53 @@ expect_file "$dbg/tasks" "$(cat "$work/tasks.saved")" "task leaves debugfs' task
 expect 0 "412 local-then-remote" "task -z" task -z reclaim,swap 412 local-then-remote
 expect_file "$ctl/tasks" "412 local-then-remote 5" "task -z writes the bits"
 : > "$ctl/tasks"
+expect 0 "412 budget" "task -b" task -b 500 412 budget
+expect_file "$ctl/tasks" "412 budget - 500" "task -b alone writes '-' for zone_reclaim"
+: > "$ctl/tasks"
+expect 0 "412 budget" "task -z -b" task --zone-reclaim 3 --budget-us=1 412 budget
+expect_file "$ctl/tasks" "412 budget 3 1" "task -z -b writes both"
+: > "$ctl/tasks"
+# budget_us in the listings: a fifth column, "global" (JSON null) for "-".
+cp "$dbg/overrides" "$work/overrides.saved"
+printf '412 thp\\040touch budget - 1000000\n77 db budget 3 250\n9 sh strict-local - -\n' \
+	> "$dbg/overrides"
+run tasks
+if [ "$rc" -eq 0 ] && [ "$(cat "$work/out")" = "     PID  COMMAND           POLICY              ZONE_RECLAIM  BUDGET_US
+       9  sh                strict-local        global        global
+      77  db                budget              3             250
+     412  thp touch         budget              global        1000000" ]; then
+	ok "tasks shows each override's budget_us"
+else
+	not_ok "tasks shows each override's budget_us (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
+expect 0 "      77  db                budget              3             250" \
+	"task PID shows its budget_us" task 77
+run tasks --json
+if [ "$rc" -eq 0 ] && python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["tasks"]
+assert [(x["pid"], x["zone_reclaim"], x["budget_us"]) for x in t] == \
+	[(9, None, None), (77, 3, 250), (412, None, 1000000)], t
+' "$work/out"; then
+	ok "tasks --json: budget_us a number, or null when global"
+else
+	not_ok "tasks --json: budget_us a number, or null when global (rc=$rc)"
+	sed 's/^/# /' "$work/out"
+fi
+# Module and thpnumactl ship together: an older module's four columns,
+# or any other count, are refused rather than guessed at.
+for bad in "9 sh kernel -" "9 sh kernel" "9 sh kernel - - -"; do
+	echo "$bad" > "$dbg/overrides"
+	expect 1 "cannot parse $dbg/overrides: line 1: expected PID COMMAND POLICY ZONE_RECLAIM BUDGET_US" \
+		"tasks refuses the row '$bad'" tasks
+done
+for bad in 0 1000001 x -1 global 4294967296; do
+	echo "9 sh budget - $bad" > "$dbg/overrides"
+	expect 1 "cannot parse $dbg/overrides: line 1: bad budget_us '$bad'" \
+		"tasks refuses budget_us '$bad'" tasks
+done
+cp "$work/overrides.saved" "$dbg/overrides"
 expect 0 "412 default" "task PID default" task 412 default
 expect_file "$ctl/tasks" "412 default" "task PID default writes default"
 mv "$ctl/tasks" "$work/ctl-tasks.saved"
@@ -1251,34 +1310,75 @@ expect 2 "is not a cgroup v2 path" "cgroup relative PATH" cgroup relative kernel
 expect 2 "missing PATH" "cgroup without a PATH" cgroup
 expect 2 "invalid policy 'bogus'" "cgroup PATH bogus" cgroup /system.slice bogus
 expect 2 "--zone-reclaim needs a POLICY" "cgroup -z without a policy" cgroup -z 1 /system.slice
+expect 2 "--budget-us needs a POLICY" "cgroup -b without a policy" cgroup -b 250 /system.slice
+expect 2 "--budget-us needs a POLICY" "cgroup -b with default" cgroup -b 250 /system.slice default
+expect 2 "invalid budget_us '0' (1-1000000 microseconds" "cgroup -b 0" cgroup -b 0 /system.slice budget
+expect 2 "option '--budget-us' needs an argument" "cgroup --budget-us without a value" \
+	cgroup /system.slice budget --budget-us
 expect 2 "unexpected argument 'extra'" "cgroup with three arguments" cgroup / kernel extra
+expect_file "$ctl/cgroups" "" "refused cgroup -b writes write nothing"
 expect_note "zone_reclaim applies only under local-then-remote and budget; this setting's policy is strict-local" \
 	"cgroup -z with policy strict-local gets a note" cgroup -z 3 /system.slice strict-local
-printf '/system.slice/db.service local-then-remote 3\n/kubepods.slice/pod1.slice strict-local -\n' \
+: > "$ctl/cgroups"
+expect 0 "/system.slice/db.service budget" "cgroup -b" \
+	cgroup -b 250 /system.slice/db.service budget
+expect_file "$ctl/cgroups" "/system.slice/db.service budget - 250" \
+	"cgroup -b alone writes '-' for zone_reclaim and the budget"
+: > "$ctl/cgroups"
+expect_no_note "cgroup -z -b with budget: no note" \
+	cgroup --zone-reclaim=reclaim --budget-us=1000000 /system.slice/db.service budget
+expect_file "$ctl/cgroups" "/system.slice/db.service budget 1 1000000" \
+	"cgroup -z -b writes both"
+: > "$ctl/cgroups"
+expect_note "budget_us applies only under budget; this setting's policy is local-then-remote" \
+	"cgroup -b with policy local-then-remote gets a note" \
+	cgroup -b 250 /system.slice/db.service local-then-remote
+: > "$ctl/cgroups"
+printf '/system.slice/db.service local-then-remote 3 -\n/kubepods.slice/pod1.slice budget - 250\n' \
 	> "$ctl/cgroups"
-expect 0 "/kubepods.slice/pod1.slice/ctr.scope strict-local zone_reclaim=global (from /kubepods.slice/pod1.slice)" \
+expect 0 "/kubepods.slice/pod1.slice/ctr.scope budget zone_reclaim=global budget_us=250 (from /kubepods.slice/pod1.slice)" \
 	"cgroup PATH shows an ancestor's setting" cgroup /kubepods.slice/pod1.slice/ctr.scope
-expect 0 "/system.slice/db.service local-then-remote zone_reclaim=3" \
+expect 0 "/system.slice/db.service local-then-remote zone_reclaim=3 budget_us=global" \
 	"cgroup DIRECTORY shows its own setting" cgroup "$real/cg/system.slice/db.service"
 expect 0 "/system.slice default" "cgroup PATH without a setting" cgroup /system.slice
-expect 0 "strict-local        global        /kubepods.slice/pod1.slice" \
-	"cgroups lists the settings" cgroups
+run cgroups
+if [ "$rc" -eq 0 ] && [ "$(cat "$work/out")" = "POLICY              ZONE_RECLAIM  BUDGET_US  CGROUP
+budget              global        250        /kubepods.slice/pod1.slice
+local-then-remote   3             global     /system.slice/db.service" ]; then
+	ok "cgroups lists the settings, budget_us too"
+else
+	not_ok "cgroups lists the settings, budget_us too (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
 run cgroups --json
 if [ "$rc" -eq 0 ] && python3 -c '
 import json, sys
 c = json.load(open(sys.argv[1]))["cgroups"]
 assert [x["path"] for x in c] == ["/kubepods.slice/pod1.slice", "/system.slice/db.service"]
 assert c[0]["zone_reclaim"] is None and c[1]["zone_reclaim"] == 3
-assert c[1]["policy"] == "local-then-remote"
+assert c[0]["budget_us"] == 250 and c[1]["budget_us"] is None
+assert c[1]["policy"] == "local-then-remote" and c[0]["policy"] == "budget"
 ' "$work/out"; then
-	ok "cgroups --json, sorted by path"
+	ok "cgroups --json, sorted by path, budget_us null when global"
 else
-	not_ok "cgroups --json, sorted by path (rc=$rc)"
+	not_ok "cgroups --json, sorted by path, budget_us null when global (rc=$rc)"
 	sed 's/^/# /' "$work/out"
 fi
-echo "/system.slice kernel" > "$ctl/cgroups"
-expect 1 "cannot parse $ctl/cgroups: line 1: expected PATH POLICY ZONE_RECLAIM" \
-	"a malformed cgroups file is named" cgroups
+# Module and thpnumactl ship together: a listing of another layout (an
+# older module's three columns) is refused, not guessed at.
+for bad in "/system.slice kernel" "/system.slice kernel -" "/system.slice kernel - - -"; do
+	echo "$bad" > "$ctl/cgroups"
+	expect 1 "cannot parse $ctl/cgroups: line 1: expected PATH POLICY ZONE_RECLAIM BUDGET_US" \
+		"cgroups refuses the row '$bad'" cgroups
+done
+for bad in "0" "1000001" "x" "-1" "global"; do
+	echo "/system.slice budget - $bad" > "$ctl/cgroups"
+	expect 1 "cannot parse $ctl/cgroups: line 1: bad budget_us '$bad'" \
+		"cgroups refuses budget_us '$bad'" cgroups
+done
+echo "/system.slice budget 8 -" > "$ctl/cgroups"
+expect 1 "cannot parse $ctl/cgroups: line 1: bad zone_reclaim '8'" \
+	"cgroups refuses zone_reclaim 8" cgroups
 mv "$ctl/cgroups" "$work/ctl-cgroups.saved"
 expect 1 "cannot write $ctl/cgroups: No such file or directory" \
 	"cgroup PATH POLICY without the sysfs file fails" cgroup / kernel
@@ -1394,6 +1494,25 @@ if [ "$rc" -eq 0 ] && [ "$(cat "$ctl/tasks")" = "$(cat "$work/out") strict-local
 else
 	not_ok "run sets the override on the PID that the command runs as (rc=$rc, file '$(cat "$ctl/tasks")', pid '$(cat "$work/out")')"
 fi
+: > "$ctl/tasks"
+run run --policy budget -b 300 -- sh -c 'echo $$'
+if [ "$rc" -eq 0 ] && [ "$(cat "$ctl/tasks")" = "$(cat "$work/out") budget - 300" ] &&
+   [ ! -s "$work/err" ]; then
+	ok "run -b sets the override's budget_us, zone_reclaim '-'"
+else
+	not_ok "run -b sets the override's budget_us (rc=$rc, file '$(cat "$ctl/tasks")', pid '$(cat "$work/out")')"
+fi
+: > "$ctl/tasks"
+run run -p strict-local --budget-us 300 -z 2 -- true
+if [ "$rc" -eq 0 ] && grep -q " strict-local 2 300$" "$ctl/tasks" &&
+   grep -qF "note: zone_reclaim applies only under local-then-remote and budget; this override's policy is strict-local" "$work/err" &&
+   grep -qF "note: budget_us applies only under budget; this override's policy is strict-local" "$work/err"; then
+	ok "run -p strict-local -z -b: both written, both noted"
+else
+	not_ok "run -p strict-local -z -b: both written, both noted (rc=$rc, file '$(cat "$ctl/tasks")')"
+	sed 's/^/# /' "$work/err"
+fi
+expect 2 "invalid budget_us '0'" "run -b 0" run -p budget -b 0 -- true
 # run --user: the same PID, after initgroups, setgid and setuid.
 if [ "$(id -u)" -eq 0 ] && id nobody > /dev/null 2>&1; then
 	: > "$ctl/tasks"
@@ -1429,9 +1548,9 @@ expect 127 "cannot run '/nonexistent'" "run a missing command" run -p kernel -- 
 # A process names itself (prctl PR_SET_NAME). The module escapes every
 # control character, space and backslash as \ooo; other bytes arrive raw.
 printf '%s\n' \
-	'5 a\011b\012\040\040\040\040\040\040\040666\040fake strict-local -' \
-	"$(printf '6 q"\\134x\\015\377\200\303( kernel 3')" \
-	"$(printf '7 caf\303\251 kernel -')" > "$dbg/overrides"
+	'5 a\011b\012\040\040\040\040\040\040\040666\040fake strict-local - -' \
+	"$(printf '6 q"\\134x\\015\377\200\303( kernel 3 -')" \
+	"$(printf '7 caf\303\251 kernel - -')" > "$dbg/overrides"
 run tasks
 if [ "$rc" -eq 0 ] && [ "$(wc -l < "$work/out")" -eq 4 ] &&
    [ "$(tr -d '\040-\176\n' < "$work/out" | wc -c)" -eq 0 ] &&
@@ -1466,7 +1585,7 @@ else
 	sed 's/^/# /' "$work/out"
 fi
 # A raw control character is not the module's format.
-printf '6 x\001y kernel 3\n' > "$dbg/overrides"
+printf '6 x\001y kernel 3 -\n' > "$dbg/overrides"
 expect 1 "cannot parse $dbg/overrides: line 1: bad command name" \
 	"tasks refuses a command name with a raw control character" tasks
 cp "$work/tasks.saved" "$dbg/overrides"
@@ -1819,6 +1938,33 @@ else
 	not_ok "apply sets the global settings, then the cgroup's (rc=$rc)"
 	sed 's/^/# /' "$work/out" "$work/err" "$par/policy" "$par/zone_reclaim" "$ctl/cgroups"
 fi
+# A cgroup line's budget_us, after a zone_reclaim or its "-": written as
+# the module takes it, the shortest form.
+for pair in "budget - 250|budget - 250" "budget reclaim,write 1000000 # c|budget 3 1000000" \
+	"budget none -|budget 0" "budget - -|budget" "local-then-remote swap|local-then-remote 4"; do
+	words=${pair%%|*} want=${pair#*|}
+	save_settings
+	printf 'cgroup /system.slice/db.service %s\n' "$words" > "$conf"
+	run apply -C "$conf"
+	if [ "$rc" -eq 0 ] && [ ! -s "$work/err" ] &&
+	   settings_are "||||/system.slice/db.service $want" &&
+	   [ "$(cat "$work/out")" = "cgroup /system.slice/db.service $want" ]; then
+		ok "apply: 'cgroup PATH $words' writes '$want'"
+	else
+		not_ok "apply: 'cgroup PATH $words' writes '$want' (rc=$rc, file '$(cat "$ctl/cgroups")')"
+		sed 's/^/# /' "$work/out" "$work/err"
+	fi
+done
+save_settings
+printf 'cgroup /system.slice/db.service strict-local - 250\n' > "$conf"
+run apply --dry-run -C "$conf"
+if [ "$rc" -eq 0 ] && settings_are "||||" &&
+   [ "$(cat "$work/out")" = "would set cgroup /system.slice/db.service strict-local - 250" ]; then
+	ok "apply --dry-run prints a cgroup's budget_us and sets nothing"
+else
+	not_ok "apply --dry-run prints a cgroup's budget_us (rc=$rc)"
+	sed 's/^/# /' "$work/out" "$work/err"
+fi
 save_settings
 printf 'cgroup %s kernel\n' "$real/cg/kubepods.slice/pod1.slice" > "$conf"
 expect 0 "cgroup /kubepods.slice/pod1.slice kernel" "apply takes a cgroup's directory" apply -C "$conf"
@@ -1851,10 +1997,17 @@ for pair in "policy strict_local|3: invalid policy 'strict_local' (valid: kernel
 	"max_tasks 10|3: unknown setting 'max_tasks' (policy, zone_reclaim, scope, coverage, budget_us or cgroup)" \
 	"cgroup system.slice kernel|3: 'system.slice' is not a cgroup v2 path" \
 	"cgroup /a/./b kernel|3: '/a/./b' is not a cgroup v2 path" \
-	"cgroup /system.slice|3: cgroup takes a path, a policy and an optional zone_reclaim" \
+	"cgroup /system.slice|3: cgroup takes a path, a policy, an optional zone_reclaim and budget_us (cgroup PATH POLICY [ZONE_RECLAIM|- [BUDGET_US|-]])" \
 	"cgroup /system.slice default|3: invalid policy 'default'" \
-	"cgroup /system.slice kernel 1 2|3: cgroup takes a path, a policy and an optional zone_reclaim" \
-	"cgroup /system.slice kernel 8|3: invalid zone_reclaim '8'" \
+	"cgroup /system.slice kernel 1 2 3|3: cgroup takes a path, a policy, an optional zone_reclaim and budget_us" \
+	"cgroup /system.slice kernel 1 2 3 4 5 6 7|3: cgroup takes a path, a policy, an optional zone_reclaim and budget_us" \
+	"cgroup /system.slice kernel 8|3: invalid zone_reclaim '8' (0-7, none, or a comma list of reclaim,write,swap; - for the global one)" \
+	"cgroup /system.slice budget x 250|3: invalid zone_reclaim 'x'" \
+	"cgroup /system.slice budget - 0|3: invalid budget_us '0' (1-1000000 microseconds, written without sign or leading zeros)" \
+	"cgroup /system.slice budget 1 01|3: invalid budget_us '01'" \
+	"cgroup /system.slice budget 1 1000001|3: invalid budget_us '1000001'" \
+	"cgroup /system.slice budget 1 1ms|3: invalid budget_us '1ms'" \
+	"cgroup /system.slice budget 1 --|3: invalid budget_us '--'" \
 	"cgroup /system.slice/db.service kernel|3: cgroup /system.slice/db.service is set again (first on line 2)" \
 	"policy kernel\n\npolicy kernel|5: policy is set again (first on line 3)" \
 	"coverage pmd|3: coverage is set again (first on line 1)" \
@@ -1948,7 +2101,7 @@ unset THPNUMACTL_MOUNTINFO
 # touched. Needs root (unload refuses earlier without it).
 if [ "$(id -u)" -eq 0 ]; then
 	cp "$FIXTURES/policies.txt" "$ctl/policies"
-	printf '412 thp\\040touch strict-local -\n77 db local-then-remote 3\n' > "$dbg/overrides"
+	printf '412 thp\\040touch strict-local - -\n77 db local-then-remote 3 -\n' > "$dbg/overrides"
 	run unload
 	if [ "$rc" -eq 1 ] &&
 	   grep -qF "2 processes have a per-process override; unloading would lose them:" "$work/err" &&
@@ -1978,11 +2131,11 @@ if [ "$(id -u)" -eq 0 ]; then
 		not_ok "unload without overrides goes on (rc=$rc)"
 		sed 's/^/# /' "$work/out" "$work/err"
 	fi
-	printf '/system.slice/db.service strict-local -\n' > "$ctl/cgroups"
+	printf '/system.slice/db.service strict-local - -\n' > "$ctl/cgroups"
 	run unload
 	if [ "$rc" -eq 1 ] &&
 	   grep -qF "1 cgroup has a setting; unloading would lose it:" "$work/err" &&
-	   grep -qF "strict-local        global        /system.slice/db.service" "$work/err" &&
+	   grep -qF "strict-local        global        global     /system.slice/db.service" "$work/err" &&
 	   grep -qF "unload --force unloads anyway and the settings are lost" "$work/err"; then
 		ok "unload refuses while cgroups have settings and lists them"
 	else
@@ -2093,7 +2246,7 @@ expect 0 "counters reset" "debugfs disabled: reset through sysfs" reset
 expect 0 "412 kernel" "debugfs disabled: task PID POLICY" task 412 kernel
 expect_file "$ctl/tasks" "412 kernel" "debugfs disabled: task writes /sys/kernel/thpnuma/tasks"
 # /sys/kernel/thpnuma/tasks lists the overrides as debugfs does.
-printf '412 thp\\040touch strict-local -\n77 db local-then-remote 3\n' > "$ctl/tasks"
+printf '412 thp\\040touch strict-local - -\n77 db local-then-remote 3 -\n' > "$ctl/tasks"
 expect 0 "     412  thp touch         strict-local        global" \
 	"debugfs disabled: tasks reads /sys/kernel/thpnuma/tasks" tasks
 expect 0 "77  db                local-then-remote   3" \

@@ -99,6 +99,18 @@ expect_completion "--help" thpnumactl budget-us --
 expect_completion "" thpnumactl budget-us 500 ""
 expect_completion "budget" thpnumactl task 412 b
 expect_completion "budget" thpnumactl cgroup -z 3 /system.slice b
+# -b/--budget-us of task, cgroup and run: a number, nothing to offer;
+# its value is not an argument.
+expect_completion "" thpnumactl task -b ""
+expect_completion "" thpnumactl cgroup --budget-us=""
+expect_completion "412" thpnumactl task -b 500 4
+expect_completion "412" thpnumactl task --budget-us 500 -z 3 4
+expect_completion "budget" thpnumactl task -b 500 412 b
+expect_completion "budget" thpnumactl cgroup -b 250 /system.slice b
+expect_completion "--budget-us --help" thpnumactl task --zone-reclaim 3 -
+expect_completion "--zone-reclaim --help" thpnumactl cgroup --budget-us=250 -
+expect_completion "" thpnumactl run -p budget -b ""
+expect_completion "--zone-reclaim --user --help" thpnumactl run --policy budget --budget-us 250 -
 # The bugs of the first-use review (ux-review.md section 3).
 expect_completion "1 412" thpnumactl task ""
 expect_completion "412" thpnumactl task -z 3 4

@@ -666,19 +666,19 @@ TEST(escape_text_for_tables)
 TEST(tasks_parse_hostile_names)
 {
 	static const char *const raw[] = {
-		"6 x\ry strict-local 3\n",
-		"6 x\ty strict-local 3\n",
-		"6 x\001y strict-local 3\n",
-		"6 x\x7fy strict-local 3\n",
+		"6 x\ry strict-local 3 -\n",
+		"6 x\ty strict-local 3 -\n",
+		"6 x\001y strict-local 3 -\n",
+		"6 x\x7fy strict-local 3 -\n",
 	};
 	struct task_list tl;
 	char err[128], *text = NULL;
 	size_t len = 0;
 	FILE *mem;
 
-	ASSERT_EQ(0, tasks_parse("5 a\\011b\\012c\\134\\040d kernel -\n"
-				 "6 x\\015y\xff\x80 strict-local 3\n"
-				 "7 \\012412\\040fake\\040kernel kernel -\r\n",
+	ASSERT_EQ(0, tasks_parse("5 a\\011b\\012c\\134\\040d kernel - -\n"
+				 "6 x\\015y\xff\x80 strict-local 3 -\n"
+				 "7 \\012412\\040fake\\040kernel kernel - -\r\n",
 				 &tl, err, sizeof(err)));
 	ASSERT_EQ(3, tl.nr);
 	EXPECT_STREQ("a\tb\nc\\ d", tl.tasks[0].comm);
@@ -688,17 +688,102 @@ TEST(tasks_parse_hostile_names)
 	tasks_write_table(mem, &tl);
 	fclose(mem);
 	/* A header and three rows: no name adds a line. */
-	EXPECT_STREQ("     PID  COMMAND           POLICY              ZONE_RECLAIM\n"
-		     "       5  a\\011b\\012c\\134 d  kernel              global\n"
-		     "       6  x\\015y\\377\\200    strict-local        3\n"
-		     "       7  \\012412 fake kernel  kernel              global\n",
+	EXPECT_STREQ("     PID  COMMAND           POLICY              ZONE_RECLAIM  BUDGET_US\n"
+		     "       5  a\\011b\\012c\\134 d  kernel              global        global\n"
+		     "       6  x\\015y\\377\\200    strict-local        3             global\n"
+		     "       7  \\012412 fake kernel  kernel              global        global\n",
 		     text);
 	free(text);
 	tasks_free(&tl);
-	EXPECT_EQ(-EINVAL, tasks_parse("5 a\\9 kernel -\n", &tl, err,
+	EXPECT_EQ(-EINVAL, tasks_parse("5 a\\9 kernel - -\n", &tl, err,
 				       sizeof(err)));
 	for (unsigned int i = 0; i < ARRAY_SIZE(raw); i++)
 		EXPECT_EQ(-EINVAL, tasks_parse(raw[i], &tl, err, sizeof(err)));
+}
+
+/* What memstream @fn writes of @list. */
+#define WRITTEN(fn, list) ({					\
+	char *_text = NULL;					\
+	size_t _len = 0;					\
+	FILE *_mem = open_memstream(&_text, &_len);		\
+	fn(_mem, list);						\
+	fclose(_mem);						\
+	_text;							\
+})
+
+/*
+ * The module's five tasks columns and four cgroups columns, "-" for what
+ * follows the global setting: -1 here, "global" in tables, null in JSON.
+ */
+TEST(overrides_parse_budget_us)
+{
+	static const char *const bad_tasks[] = {
+		"5 sh kernel -\n",		/* an older module's layout */
+		"5 sh kernel - - -\n",
+		"5 sh budget - 0\n",
+		"5 sh budget - 1000001\n",
+		"5 sh budget - 01x\n",
+		"5 sh budget - +5\n",
+		"5 sh budget 8 5\n",
+	};
+	static const char *const bad_cgroups[] = {
+		"/a kernel -\n",
+		"/a kernel - - -\n",
+		"/a budget - 0\n",
+		"/a budget - 1000001\n",
+		"a budget - 5\n",
+	};
+	struct cgroup_list cl;
+	struct task_list tl;
+	char err[128], *text;
+	unsigned int i;
+
+	ASSERT_EQ(0, tasks_parse("9 db budget 3 1000000\n5 sh kernel - 1\n"
+				 "7 x budget - -\n", &tl, err, sizeof(err)));
+	ASSERT_EQ(3, tl.nr);
+	EXPECT_EQ(3, tl.tasks[0].zone_reclaim);
+	EXPECT_EQ(1000000, tl.tasks[0].budget_us);
+	EXPECT_EQ(-1, tl.tasks[1].zone_reclaim);
+	EXPECT_EQ(1, tl.tasks[1].budget_us);
+	EXPECT_EQ(-1, tl.tasks[2].budget_us);
+	text = WRITTEN(tasks_write_json, &tl);
+	EXPECT_STREQ("{\"tasks\": ["
+		     "{\"pid\": 5, \"comm\": \"sh\", \"policy\": \"kernel\", \"zone_reclaim\": null, \"budget_us\": 1}, "
+		     "{\"pid\": 7, \"comm\": \"x\", \"policy\": \"budget\", \"zone_reclaim\": null, \"budget_us\": null}, "
+		     "{\"pid\": 9, \"comm\": \"db\", \"policy\": \"budget\", \"zone_reclaim\": 3, \"budget_us\": 1000000}"
+		     "]}\n", text);
+	free(text);
+	tasks_free(&tl);
+	for (i = 0; i < ARRAY_SIZE(bad_tasks); i++)
+		EXPECT_EQ(-EINVAL, tasks_parse(bad_tasks[i], &tl, err,
+					       sizeof(err)));
+	EXPECT_EQ(-EINVAL, tasks_parse("5 sh kernel -\n", &tl, err,
+				       sizeof(err)));
+	EXPECT_STREQ("line 1: expected PID COMMAND POLICY ZONE_RECLAIM BUDGET_US",
+		     err);
+
+	ASSERT_EQ(0, cgroups_parse("/db.slice budget 7 250\n/ kernel - -\n",
+				   &cl, err, sizeof(err)));
+	ASSERT_EQ(2, cl.nr);
+	EXPECT_EQ(7, cl.cgroups[0].zone_reclaim);
+	EXPECT_EQ(250, cl.cgroups[0].budget_us);
+	EXPECT_EQ(-1, cl.cgroups[1].budget_us);
+	text = WRITTEN(cgroups_write_table, &cl);
+	EXPECT_STREQ("POLICY              ZONE_RECLAIM  BUDGET_US  CGROUP\n"
+		     "kernel              global        global     /\n"
+		     "budget              7             250        /db.slice\n",
+		     text);
+	free(text);
+	text = WRITTEN(cgroups_write_json, &cl);
+	EXPECT_STREQ("{\"cgroups\": ["
+		     "{\"path\": \"/\", \"policy\": \"kernel\", \"zone_reclaim\": null, \"budget_us\": null}, "
+		     "{\"path\": \"/db.slice\", \"policy\": \"budget\", \"zone_reclaim\": 7, \"budget_us\": 250}"
+		     "]}\n", text);
+	free(text);
+	cgroups_free(&cl);
+	for (i = 0; i < ARRAY_SIZE(bad_cgroups); i++)
+		EXPECT_EQ(-EINVAL, cgroups_parse(bad_cgroups[i], &cl, err,
+						 sizeof(err)));
 }
 
 TEST(prometheus_label_values)
