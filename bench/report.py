@@ -11,15 +11,17 @@ import sys
 from xml.sax.saxutils import escape
 
 STATES = ["absent", "kernel", "strict-local", "local-then-remote",
-          "local-then-remote+zr7"]
+          "local-then-remote+zr7", "budget"]
 SHORT = {"absent": "absent", "kernel": "kernel", "strict-local": "strict",
-         "local-then-remote": "l-t-r", "local-then-remote+zr7": "l-t-r zr7"}
-SCENARIOS = ["storm", "fragmented", "free", "shmem"]
+         "local-then-remote": "l-t-r", "local-then-remote+zr7": "l-t-r zr7",
+         "budget": "budget"}
+SCENARIOS = ["storm", "fragmented", "free", "shmem", "cache"]
 SCENARIO_TITLE = {
     "storm": "swap storm (node 0 filled to its low watermark)",
     "fragmented": "fragmented node 0 (no free 2 MiB block)",
     "free": "free node",
     "shmem": "shmem storm (a MAP_SHARED buffer, node 0 filled to its low watermark)",
+    "cache": "cheap reclaim (node 0 full of clean page cache, kswapd0 at nice 19)",
 }
 COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"]
 
@@ -93,6 +95,45 @@ def hooked(cell):
     return out
 
 
+def module_count(cell, name):
+    """One of the module's own counters over a cell (thpnuma-bench.sh's
+    "module" object, summed over nodes); None without it (module absent,
+    older results) or, for its time, where the module hooked no THP
+    fault."""
+    m = cell["result"].get("module")
+    if not m or name not in m:
+        return None
+    if name == "alloc_ns" and not (m.get("thp_local", 0) + m.get("thp_remote", 0)
+                                   + m.get("thp_fallback", 0)):
+        return None
+    return m[name]
+
+
+def alloc_s(cell):
+    """The module's time in hooked THP allocations of a cell, seconds."""
+    ns = module_count(cell, "alloc_ns")
+    return None if ns is None else ns / 1e9
+
+
+def fmt_opt(v, digits=0):
+    return "-" if v is None else fmt(v, digits)
+
+
+def calibration(doc):
+    """The budget state's budget_us and where it came from: the
+    budget-calibration line's numbers, or only the budget cells' tag."""
+    cal = next((c for c in doc["cells"] if c.get("scenario") == "budget-calibration"), None)
+    if cal:
+        b = cal["result"]["budget_calibration"]
+        return ("budget_us=%d: half the median effort (direct compaction and reclaim) of the "
+                "%d effortful local attempts of a storm under local-then-remote zone_reclaim=7 "
+                "in the same boot (median %s µs; storm: %d swap-outs)" % (
+                    b["budget_us"], b["effortful"], fmt(b["median_effort_ns"] / 1e3),
+                    fault(cal)["vmstat"]["pswpout"]))
+    us = sorted({c["budget_us"] for c in doc["cells"] if c.get("budget_us")})
+    return "budget_us=%s (BENCH_BUDGET_US)" % ",".join(us) if us else None
+
+
 def hooked_q(cell, name):
     """One hooked-allocation quantile of a cell, as hooked() gives it."""
     h = hooked(cell)
@@ -130,6 +171,8 @@ METRICS = [
     ("compaction stalls", "", lambda c: fault(c)["vmstat"]["compact_stall"], False),
     # Host preemption of the emulator makes outliers of seconds: log scale.
     ("p99 fault latency", "ms per 2 MiB, log", lambda c: fault(c)["fault_p99_us"] / 1e3, True),
+    # Only where the module hooked the faults (not absent, not kernel).
+    ("THP allocation time", "s, module's alloc_ns", alloc_s, False),
 ]
 LOG_FLOOR = 1.0     # ms: the bottom of a log-scale panel
 # A marker drawn on a panel's bars, in ms: (legend, function of a cell
@@ -155,8 +198,9 @@ def table(doc):
     lines = [
         "| scenario | module | defrag | swap-outs | swap-ins | compaction stalls | direct scans "
         "| THP faults / fallbacks (shmem: thp_file_*) | THP coverage | local | fault p50 / p99 / max (ms) "
-        "| hooked allocs | hooked alloc p50 / p99 / max (log2 bucket upper bound) | wall (ms) |",
-        "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+        "| hooked allocs | hooked alloc p50 / p99 / max (log2 bucket upper bound) | wall (ms) "
+        "| THP alloc time (s) | budget skips |",
+        "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
     ]
     for scenario in SCENARIOS:
         for state in STATES:
@@ -169,21 +213,23 @@ def table(doc):
                 thp, thp_fb = thp_counts(c)
                 n, q = hooked_cols(c)
                 lines.append("| %s | %s | %s | %d | %d | %d | %d | %d / %d | %s%% | %s%% | %s / %s / %s "
-                             "| %s | %s | %s |" % (
+                             "| %s | %s | %s | %s | %s |" % (
                                  scenario, state, defrag, vm["pswpout"], vm["pswpin"],
                                  vm["compact_stall"], vm["pgscan_direct"],
                                  thp, thp_fb,
                                  fmt(f["thp_pct"]), fmt(f["local_pct"]),
                                  fmt(f["fault_p50_us"] / 1e3, 1), fmt(f["fault_p99_us"] / 1e3, 1),
-                                 fmt(f["fault_max_us"] / 1e3, 1), n, q, fmt(f["wall_ms"])))
+                                 fmt(f["fault_max_us"] / 1e3, 1), n, q, fmt(f["wall_ms"]),
+                                 fmt_opt(alloc_s(c), 2),
+                                 fmt_opt(module_count(c, "budget_skip"))))
     return lines
 
 
 def summary(docs, defrag="madvise"):
     """Compact table for the README: the chart's numbers, both kernels."""
     lines = ["| scenario | module | kernel | swap-outs | THP coverage | local | compaction stalls | p99 fault (ms) "
-             "| p99 hooked alloc (log2 bucket upper bound) |",
-             "|---|---|---|--:|--:|--:|--:|--:|--:|"]
+             "| p99 hooked alloc (log2 bucket upper bound) | THP alloc time (s) | budget skips |",
+             "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|"]
     for scenario in SCENARIOS:
         for state in STATES:
             for doc in docs:
@@ -192,11 +238,12 @@ def summary(docs, defrag="madvise"):
                     continue
                 f = fault(c)
                 h = hooked(c)
-                lines.append("| %s | %s | %s | %d | %s%% | %s%% | %d | %s | %s |" % (
+                lines.append("| %s | %s | %s | %d | %s%% | %s%% | %d | %s | %s | %s | %s |" % (
                     scenario, state, doc["kernel"].split("-")[0].split("+")[0],
                     f["vmstat"]["pswpout"], fmt(f["thp_pct"]), fmt(f["local_pct"]),
                     f["vmstat"]["compact_stall"], fmt(f["fault_p99_us"] / 1e3, 1),
-                    fmt_ns(h["p99"]) if h else "-"))
+                    fmt_ns(h["p99"]) if h else "-", fmt_opt(alloc_s(c), 2),
+                    fmt_opt(module_count(c, "budget_skip"))))
     return lines
 
 
@@ -311,6 +358,9 @@ def write_md(docs, path):
         if doc["harness_failures"]:
             out += ["Harness failures: " + "; ".join(doc["harness_failures"]), ""]
         out += table(doc) + [""]
+        cal = calibration(doc)
+        if cal:
+            out += ["Budget state: %s." % cal, ""]
         o = orders_lines(doc)
         if o:
             out += ["Shmem scenario, the module's outcome per hooked shmem THP fault "
@@ -440,6 +490,9 @@ def write(docs, out_dir):
         parts = []
         if any(d["cells"] for d in docs):
             parts.append(summary(docs))
+            cals = ["%s: %s." % (d["kernel"], calibration(d)) for d in docs if calibration(d)]
+            if cals:
+                parts.append(["Budget state, " + " ".join(cals)])
         if any(d.get("overhead") for d in docs):
             parts.append(overhead_lines(docs))
         if reclaim_lines(docs):

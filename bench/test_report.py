@@ -55,11 +55,11 @@ def hist_text(per_row):
 
 
 def cell(state="local-then-remote", scenario="storm", h=None, p99_us=12000.0,
-         memory=None, orders=None):
+         memory=None, orders=None, module=None, local_pct=2.0, pswpout=0, **tags):
     res = {"workload": "thp-swapstorm", "fault": {
         "fault_p50_us": 8000.0, "fault_p99_us": p99_us, "fault_max_us": 15000.0,
-        "local_pct": 2.0, "thp_pct": 100.0, "wall_ms": 1800.0,
-        "vmstat": {"pswpout": 0, "pswpin": 0, "compact_stall": 0, "pgscan_direct": 0,
+        "local_pct": local_pct, "thp_pct": 100.0, "wall_ms": 1800.0,
+        "vmstat": {"pswpout": pswpout, "pswpin": 0, "compact_stall": 0, "pgscan_direct": 0,
                    "thp_fault_alloc": 200, "thp_fault_fallback": 0}}}
     if memory is not None:
         res["memory"] = memory
@@ -68,7 +68,9 @@ def cell(state="local-then-remote", scenario="storm", h=None, p99_us=12000.0,
         res["hist"] = h
     if orders is not None:
         res["orders"] = orders
-    return {"state": state, "defrag": "madvise", "scenario": scenario, "result": res}
+    if module is not None:
+        res["module"] = module
+    return dict(tags, state=state, defrag="madvise", scenario=scenario, result=res)
 
 
 def doc(cells, kernel="6.1.0-57-amd64"):
@@ -122,7 +124,9 @@ class Quantiles(unittest.TestCase):
         self.assertEqual(report.fmt_ns(None), "-")
 
 
-class Output(unittest.TestCase):
+class InTempDir(unittest.TestCase):
+    """report.write() into a fresh directory, its files read back by name."""
+
     def setUp(self):
         self.dir = tempfile.mkdtemp()
 
@@ -133,6 +137,8 @@ class Output(unittest.TestCase):
         with open(os.path.join(self.dir, name), encoding="utf-8") as f:
             return f.read()
 
+
+class Output(InTempDir):
     def test_with_hist(self):
         h = hist({(0, "local"): {7: 150, 9: 48, 14: 2}})
         report.write([doc([cell("absent"), cell(h=h)])], self.dir)
@@ -154,17 +160,7 @@ class Output(unittest.TestCase):
         self.assertNotIn("hooked allocation p99", self.read("chart.svg"))
 
 
-class Shmem(unittest.TestCase):
-    def setUp(self):
-        self.dir = tempfile.mkdtemp()
-
-    def tearDown(self):
-        shutil.rmtree(self.dir)
-
-    def read(self, name):
-        with open(os.path.join(self.dir, name), encoding="utf-8") as f:
-            return f.read()
-
+class Shmem(InTempDir):
     ORDERS = [{"node": 1, "kind": "shmem", "order": 9, "local": 0, "remote": 90,
                "fallback": 3, "passthrough": 0},
               {"node": 0, "kind": "shmem", "order": 9, "local": 7, "remote": 0,
@@ -204,9 +200,80 @@ class Shmem(unittest.TestCase):
         self.assertNotIn(report.SCENARIO_TITLE["shmem"], self.read("chart.svg"))
 
 
-def guest_function(name):
-    """One shell function of thpnuma-bench.sh, as text."""
-    with open(os.path.join(HERE, "thpnuma-bench.sh")) as f:
+def counters(local, remote, alloc_ns, budget_skip=0, fallback=0):
+    """thpnuma-bench.sh's "module" object of a cell."""
+    return {"thp_local": local, "thp_remote": remote, "thp_fallback": fallback,
+            "compact_stall": 0, "reclaim_stall": 0, "reclaim_pages": 0,
+            "alloc_ns": alloc_ns, "budget_skip": budget_skip}
+
+
+class Budget(InTempDir):
+    """The budget row, the cheap-reclaim (clean cache) scenario, the
+    module's counters and the budget calibration."""
+
+    CAL = {"state": "local-then-remote+zr7", "defrag": "madvise",
+           "scenario": "budget-calibration",
+           "result": dict(cell()["result"], budget_calibration={
+               "effortful": 186, "median_effort_ns": 265770, "budget_us": 132})}
+
+    def cells(self):
+        return [cell("local-then-remote", module=counters(4, 196, 1242442180)),
+                cell("local-then-remote+zr7", pswpout=7706, local_pct=18.0,
+                     module=counters(36, 164, 9e9)),
+                cell("budget", module=counters(14, 186, 650946030, 181),
+                     pswpout=26, local_pct=7.0, budget_us="132"),
+                cell("kernel", module=counters(0, 0, 0)),
+                cell("absent"),
+                cell("local-then-remote", "cache", local_pct=4.7,
+                     module=counters(3, 61, 738567130)),
+                cell("budget", "cache", local_pct=34.4,
+                     module=counters(22, 42, 351475120, 39), budget_us="132"),
+                self.CAL]
+
+    def test_rows(self):
+        report.write([doc(self.cells(), kernel="7.3.4+deb13-amd64")], self.dir)
+        md = self.read("results.md")
+        self.assertIn("| storm | budget | madvise | 26 | 0 |", md)
+        self.assertIn("| 1800 | 0.65 | 181 |", md)
+        self.assertIn("| cache | budget | madvise | 0 | 0 |", md)
+        self.assertIn("| 1800 | 0.35 | 39 |", md)
+        # Not hooked: no time, and no module at all: no counters.
+        self.assertIn("| storm | kernel | madvise |", md)
+        self.assertRegex(md, r"\| storm \| kernel \|.*\| 1800 \| - \| 0 \|")
+        self.assertRegex(md, r"\| storm \| absent \|.*\| 1800 \| - \| - \|")
+        # The calibration is a sentence, not a row.
+        self.assertNotIn("| budget-calibration |", md)
+        self.assertIn("Budget state: budget_us=132: half the median effort", md)
+        self.assertIn("(median 266 µs; storm: 0 swap-outs)", md)
+        summary = self.read("summary.md")
+        self.assertIn("| storm | budget | 7.3.4 | 26 | 100% | 7% | 0 | 12.0 | - | 0.65 | 181 |",
+                      summary)
+        self.assertIn("| cache | budget | 7.3.4 | 0 | 100% | 34% | 0 | 12.0 | - | 0.35 | 39 |",
+                      summary)
+        self.assertIn("| cache | local-then-remote | 7.3.4 |", summary)
+        self.assertIn("Budget state, 7.3.4+deb13-amd64: budget_us=132", summary)
+
+    def test_chart(self):
+        report.write([doc(self.cells())], self.dir)
+        svg = self.read("chart.svg")
+        self.assertIn(report.SCENARIO_TITLE["cache"], svg)
+        self.assertIn(">budget</text>", svg)
+        self.assertIn("6.1.0-57-amd64 budget local: 34.4</title>", svg)
+        self.assertIn("6.1.0-57-amd64 budget THP allocation time: 0.351", svg)
+        # No bar where the module hooked nothing.
+        self.assertNotIn("kernel THP allocation time", svg)
+        self.assertNotIn("absent THP allocation time", svg)
+        self.assertNotIn("budget-calibration", svg)
+
+    def test_budget_us_without_calibration(self):
+        cells = [c for c in self.cells() if c is not self.CAL]
+        self.assertEqual(report.calibration(doc(cells)), "budget_us=132 (BENCH_BUDGET_US)")
+        self.assertIsNone(report.calibration(doc([cell()])))
+
+
+def guest_function(name, path=os.path.join(HERE, "thpnuma-bench.sh")):
+    """One shell function of thpnuma-bench.sh (or of @path), as text."""
+    with open(path) as f:
         return re.search(r"^%s\(\) \{\n.*?^\}\n" % name, f.read(), re.M | re.S).group(0)
 
 
@@ -244,6 +311,42 @@ class GuestOrders(unittest.TestCase):
                     "0 shmem 9 2048 8 0 0 0\n"):
             out = self.orders_json(bad)
             self.assertFalse(out.startswith("[") and out.endswith("]"), bad)
+
+
+class GuestModuleCounters(unittest.TestCase):
+    """module_json from thpnuma-bench.sh, with the guest library's
+    stats_sum, on a fake stats file."""
+
+    LIB = os.path.join(os.path.dirname(HERE), "tests", "guest", "lib", "lib.sh")
+    NAMES = ("thp_local thp_remote thp_fallback compact_stall reclaim_stall "
+             "reclaim_pages alloc_ns budget_skip").split()
+
+    def module_json(self, text):
+        d = tempfile.mkdtemp()
+        try:
+            with open(os.path.join(d, "stats"), "w") as f:
+                f.write(text)
+            shell = ["busybox", "sh"] if shutil.which("busybox") else ["sh"]
+            p = subprocess.run(shell + ["-c", guest_function("stats_sum", self.LIB)
+                                        + guest_function("module_json") + "module_json"],
+                               env=dict(os.environ, THPNUMA_DIR=d),
+                               capture_output=True, text=True)
+        finally:
+            shutil.rmtree(d)
+        return p.stdout
+
+    def test_summed_over_nodes(self):
+        names = ["node", "thp_remote_in"] + self.NAMES
+        rows = ["0 0 " + " ".join(str(i + 1) for i in range(len(self.NAMES))),
+                "1 5 " + " ".join(str(10 * (i + 1)) for i in range(len(self.NAMES)))]
+        out = self.module_json(" ".join(names) + "\n" + "\n".join(rows) + "\n")
+        self.assertEqual(json.loads(out),
+                         {n: 11 * (i + 1) for i, n in enumerate(self.NAMES)})
+
+    def test_missing_column_gives_nothing(self):
+        names = ["node"] + self.NAMES[:-1]
+        out = self.module_json(" ".join(names) + "\n0 " + " ".join("1" for _ in names[1:]) + "\n")
+        self.assertEqual(out, "")
 
 
 # The thpnumactl to run the guest's capture with: the command line's, or

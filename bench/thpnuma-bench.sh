@@ -6,14 +6,19 @@
 . /tests/lib.sh
 [ -f /run.conf ] && . /run.conf
 T=/sys/kernel/mm/transparent_hugepage
-STATES=${BENCH_STATES:-"absent kernel strict-local local-then-remote local-then-remote+zr7"}
+STATES=${BENCH_STATES:-"absent kernel strict-local local-then-remote local-then-remote+zr7 budget"}
 DEFRAGS=${BENCH_DEFRAGS:-"madvise always"}
-SCENARIOS=${BENCH_SCENARIOS:-"storm fragmented free shmem"}
+SCENARIOS=${BENCH_SCENARIOS:-"storm fragmented free shmem cache"}
 STORM_REGION=${BENCH_STORM_REGION:-400M}
 SHMEM_REGION=${BENCH_SHMEM_REGION:-200M}
+CACHE_REGION=${BENCH_CACHE_REGION:-128M}
 # For a MADV_HUGEPAGE region both defrag values give the same gfp mask:
-# the shmem storm runs under one to keep make bench short.
+# the shmem storm and the clean-cache scenario run under one to keep make
+# bench short.
 SHMEM_DEFRAGS=${BENCH_SHMEM_DEFRAGS:-madvise}
+CACHE_DEFRAGS=${BENCH_CACHE_DEFRAGS:-madvise}
+# The budget state's budget_us: a number, or auto (calibrate_budget).
+BUDGET_US=${BENCH_BUDGET_US:-auto}
 FRAG_REGION=${BENCH_FRAG_REGION:-128M}
 FREE_REGION=${BENCH_FREE_REGION:-128M}
 ACCESSES=${BENCH_ACCESSES:-200000}
@@ -39,12 +44,68 @@ state_params() {
 	strict-local) echo "policy=strict-local" ;;
 	local-then-remote) echo "policy=local-then-remote zone_reclaim=0" ;;
 	local-then-remote+zr7) echo "policy=local-then-remote zone_reclaim=7" ;;
+	budget) echo "policy=budget zone_reclaim=7 budget_us=$BUDGET_US_VALUE" ;;
+	esac
+}
+
+# budget_us=auto: half the median cost (direct compaction and reclaim,
+# the trace event's effort_ns) of the storm's effortful local attempts
+# under local-then-remote zone_reclaim=7, measured in this boot, on this
+# clock: the rule tests/guest/budget.c calibrates with. The storm's
+# attempts then cross the budget within a few faults, and reclaim that
+# costs less than half a storm's stays within it. Once per boot; its
+# numbers go out as a "scenario=budget-calibration" line.
+BUDGET_US_VALUE=
+TR=/sys/kernel/tracing
+calibrate_budget() {
+	case $BUDGET_US in
+	auto) ;;
+	*) BUDGET_US_VALUE=$BUDGET_US; return 0 ;;
+	esac
+	[ -n "$BUDGET_US_VALUE" ] && return 0
+	[ -e /sys/module/thpnuma ] && rmmod thpnuma
+	thpnuma_load policy=local-then-remote zone_reclaim=7 || return 1
+	echo 0 > $TR/tracing_on
+	echo > $TR/trace
+	echo 1 > $TR/events/thpnuma/thp_fault/enable
+	echo 1 > $TR/tracing_on
+	echo madvise > $T/defrag
+	settle
+	t0=$(date +%s)
+	json=$(thp-swapstorm --node 0 --fill-level wmark --fill-kind anon \
+		--region "$STORM_REGION" --json)
+	secs=$(($(date +%s) - t0))
+	echo 0 > $TR/tracing_on
+	echo 0 > $TR/events/thpnuma/thp_fault/enable
+	# "N median" of the effortful attempts: PMD THP faults that stalled
+	# in compaction or reclaim.
+	cal=$(awk '/thp_fault:/ {
+		split("", f)
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+		if (f["kind"] == "anon" && f["order"] == 9 &&
+		    (f["compact_stall"] > 0 || f["reclaim_stall"] > 0))
+			print f["effort_ns"]
+	}' $TR/trace | sort -n | awk '{ v[NR] = $1 } END { print NR, NR ? v[int(NR / 2) + 1] : 0 }')
+	echo > $TR/trace
+	rmmod thpnuma
+	n=${cal% *} median=${cal#* }
+	if [ "${n:-0}" -gt 0 ]; then
+		BUDGET_US_VALUE=$((median / 2000))
+		[ "$BUDGET_US_VALUE" -ge 1 ] || BUDGET_US_VALUE=1
+	else
+		diag "budget calibration: no effortful local attempt in the storm; budget_us=1000 (the default)"
+		BUDGET_US_VALUE=1000
+	fi
+	diag "budget calibration: $n effortful local attempts, median effort $median ns: budget_us=$BUDGET_US_VALUE"
+	case $json in
+	*\}) echo "BENCH state=local-then-remote+zr7 defrag=madvise scenario=budget-calibration secs=$secs ${json%\}},\"budget_calibration\":{\"effortful\":$n,\"median_effort_ns\":$median,\"budget_us\":$BUDGET_US_VALUE}}" ;;
 	esac
 }
 
 enter_state() {
 	[ -e /sys/module/thpnuma ] && rmmod thpnuma
 	[ "$1" = absent ] && return 0
+	[ "$1" != budget ] || calibrate_budget || return 1
 	# shellcheck disable=SC2046
 	thpnuma_load $(state_params "$1") || return 1
 	[ "$1" != cgroups ] || cgroup_settings
@@ -88,8 +149,81 @@ scenario_cmd() {
 	fragmented) echo "thp-remote-latency --node 0 --no-baselines --region $FRAG_REGION --accesses $ACCESSES" ;;
 	free) echo "thp-swapstorm --node 0 --fill-level 0 --region $FREE_REGION" ;;
 	shmem) echo "thp-swapstorm --node 0 --fill-level wmark --fill-kind anon --memory shmem --region $SHMEM_REGION" ;;
+	cache) echo "cache_storm --region $CACHE_REGION" ;;
 	baselines) echo "thp-remote-latency --node 0 --region $FRAG_REGION --accesses $ACCESSES" ;;
 	esac
+}
+
+# Cheap reclaim: node 0 full of clean page cache, then the faults. The
+# cache is a block device's: a zram device of its own that was never
+# written (reading it allocates nothing in zram), read from node 0's CPU
+# until node 0's free memory is 4 MiB over its low watermark, as
+# tests/guest/budget.c fills it. Reclaim frees it without I/O. (/tmp is
+# tmpfs: storm-pagecache's fill is shmem, swap-backed, not clean.) While
+# the region faults, kswapd0 runs at nice 19 (the test: SCHED_IDLE, which
+# busybox cannot set): on CPU 0 with the workload it would otherwise keep
+# up with every fault, and no local attempt would need reclaim; on a real
+# machine many faulting CPUs outrun their node's one kswapd.
+CACHE_DEV=
+cache_device() {
+	[ -n "$CACHE_DEV" ] && return 0
+	id=$(cat /sys/class/zram-control/hot_add) &&
+		echo 4G > "/sys/block/zram$id/disksize" && CACHE_DEV=/dev/zram$id
+}
+node0_kb() {
+	awk -v k="$1:" '$3 == k { print $4 }' /sys/devices/system/node/node0/meminfo
+}
+node0_low_kb() {
+	awk '/^Node/ { n = $2 + 0 } n == 0 && $1 == "low" { s += $2 } END { print s * 4 }' /proc/zoneinfo
+}
+kswapd0_pid() {
+	for p in /proc/[0-9]*; do
+		[ "$(cat "$p/comm" 2>/dev/null)" = kswapd0 ] && echo "${p#/proc/}"
+	done
+}
+# cache_storm ARGS...: fill, then thp-swapstorm --fill-level 0 ARGS. The
+# fill's device stays open until the faults are done (its last close
+# drops its page cache).
+cache_storm() {
+	cache_device || { echo "cache_storm: no zram device for the cache" >&2; return 1; }
+	exec 3< "$CACHE_DEV" || return 1
+	target=$(($(node0_low_kb) + 4096))
+	cpus=$(cat /sys/devices/system/node/node0/cpulist)
+	off=0
+	while [ "$(node0_kb MemFree)" -gt "$target" ]; do
+		mb=$((($(node0_kb MemFree) - target) / 1024))
+		[ "$mb" -ge 1 ] || mb=1
+		taskset -c "$cpus" dd if="$CACHE_DEV" of=/dev/null bs=1M count=$mb skip=$off 2>/dev/null ||
+			return 1
+		off=$((off + mb))
+		[ "$off" -lt 4096 ] || { echo "cache_storm: node 0 does not fill" >&2; return 1; }
+	done
+	file_kb=$(node0_kb FilePages) free_kb=$(node0_kb MemFree)
+	echo "# cache fill: read $off MiB; node0 MemFree $free_kb kB, FilePages $file_kb kB, target $target kB" >&2
+	k=$(kswapd0_pid)
+	renice 19 -p "$k" > /dev/null
+	json=$(thp-swapstorm --node 0 --fill-level 0 "$@")
+	rc=$?
+	renice 0 -p "$k" > /dev/null
+	exec 3<&-
+	case $json in
+	*\}) json="${json%\}},\"clean_cache_fill\":{\"read_mb\":$off,\"node0_filepages_kb\":$file_kb,\"node0_free_kb\":$free_kb,\"target_kb\":$target,\"kswapd0_nice\":19}}" ;;
+	esac
+	echo "$json"
+	return $rc
+}
+
+# The module's own counters over a cell, summed over nodes, as a JSON
+# object; nothing if a column is missing.
+module_json() {
+	sep='' out=''
+	for c in thp_local thp_remote thp_fallback compact_stall reclaim_stall reclaim_pages alloc_ns budget_skip; do
+		v=$(stats_sum $c) || return 0
+		[ -n "$v" ] || return 0
+		out="$out$sep\"$c\":$v"
+		sep=,
+	done
+	echo "{$out}"
 }
 
 # The module's latency histogram of hooked allocations, as thpnumactl
@@ -154,6 +288,11 @@ run_cell() {
 			\[*\]) json="${json%\}},\"orders\":$orders}" ;;
 			*) diag "cell$tags: no orders table in $THPNUMA_DIR/orders" ;;
 			esac
+			module=$(module_json)
+			case $module in
+			\{*\}) json="${json%\}},\"module\":$module}" ;;
+			*) diag "cell$tags: no module counters in $THPNUMA_DIR/stats" ;;
+			esac
 		fi
 		echo "BENCH$tags secs=$secs $json"
 		ok "cell$tags"
@@ -173,6 +312,10 @@ echo 0 > /proc/sys/vm/compaction_proactiveness
 grep -q zram /proc/swaps || diag "no zram swap: swap-outs cannot happen"
 
 [ "${BENCH_MATRIX:-1}" = 0 ] && STATES=
+# One cache device for every cell (cells run in subshells).
+case " $SCENARIOS " in
+*" cache "*) [ -z "$STATES" ] || cache_device || diag "no zram device for the clean cache" ;;
+esac
 for state in $STATES; do
 	if ! enter_state "$state"; then
 		not_ok "module state $state"
@@ -187,9 +330,22 @@ for state in $STATES; do
 				*) continue ;;
 				esac
 			fi
+			if [ "$sc" = cache ]; then
+				case " $CACHE_DEFRAGS " in
+				*" $defrag "*) ;;
+				*) continue ;;
+				esac
+			fi
+			# The budget policy's per-node estimate and back-off
+			# outlive a cell: each cell starts from a fresh load.
+			if [ "$state" = budget ] && ! enter_state "$state"; then
+				not_ok "module state $state for $sc"
+				continue
+			fi
 			# shellcheck disable=SC2046
 			run_cell $([ "$state" != absent ] && echo --hist) \
-				"state=$state" "defrag=$defrag" "scenario=$sc" -- \
+				"state=$state" "defrag=$defrag" "scenario=$sc" \
+				$([ "$state" = budget ] && echo "budget_us=$BUDGET_US_VALUE") -- \
 				$(scenario_cmd "$sc")
 			echo "$SHMEM_ENABLED" > $T/shmem_enabled
 		done
