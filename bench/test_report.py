@@ -277,21 +277,28 @@ def guest_function(name, path=os.path.join(HERE, "thpnuma-bench.sh")):
         return re.search(r"^%s\(\) \{\n.*?^\}\n" % name, f.read(), re.M | re.S).group(0)
 
 
+def guest_call(script, name, text):
+    """@script's stdout in the guest's shell, with THPNUMA_DIR a fresh
+    directory whose file @name holds @text."""
+    d = tempfile.mkdtemp()
+    try:
+        with open(os.path.join(d, name), "w") as f:
+            f.write(text)
+        shell = ["busybox", "sh"] if shutil.which("busybox") else ["sh"]
+        p = subprocess.run(shell + ["-c", script],
+                           env=dict(os.environ, THPNUMA_DIR=d),
+                           capture_output=True, text=True)
+    finally:
+        shutil.rmtree(d)
+    return p.stdout
+
+
 class GuestOrders(unittest.TestCase):
     """orders_json from thpnuma-bench.sh on a fake orders file."""
 
     def orders_json(self, text):
-        d = tempfile.mkdtemp()
-        try:
-            with open(os.path.join(d, "orders"), "w") as f:
-                f.write(text)
-            shell = ["busybox", "sh"] if shutil.which("busybox") else ["sh"]
-            p = subprocess.run(shell + ["-c", guest_function("orders_json") + "orders_json"],
-                               env=dict(os.environ, THPNUMA_DIR=d),
-                               capture_output=True, text=True)
-        finally:
-            shutil.rmtree(d)
-        return p.stdout
+        return guest_call(guest_function("orders_json") + "orders_json",
+                          "orders", text)
 
     HEADER = "node kind order size_kb local remote fallback passthrough\n"
 
@@ -322,18 +329,9 @@ class GuestModuleCounters(unittest.TestCase):
              "reclaim_pages alloc_ns budget_skip").split()
 
     def module_json(self, text):
-        d = tempfile.mkdtemp()
-        try:
-            with open(os.path.join(d, "stats"), "w") as f:
-                f.write(text)
-            shell = ["busybox", "sh"] if shutil.which("busybox") else ["sh"]
-            p = subprocess.run(shell + ["-c", guest_function("stats_sum", self.LIB)
-                                        + guest_function("module_json") + "module_json"],
-                               env=dict(os.environ, THPNUMA_DIR=d),
-                               capture_output=True, text=True)
-        finally:
-            shutil.rmtree(d)
-        return p.stdout
+        return guest_call(guest_function("stats_sum", self.LIB)
+                          + guest_function("module_json") + "module_json",
+                          "stats", text)
 
     def test_summed_over_nodes(self):
         names = ["node", "thp_remote_in"] + self.NAMES
