@@ -442,9 +442,7 @@ reclaim_cell() {
 # time slice, which made the run times vary 2x between rounds.
 kswapd0='' kswapd0_mask=''
 if [ "$RECLAIM_ROUNDS" -gt 0 ]; then
-	for p in /proc/[0-9]*; do
-		[ "$(cat "$p/comm" 2>/dev/null)" = kswapd0 ] && kswapd0=${p#/proc/}
-	done
+	kswapd0=$(kswapd0_pid)
 	echo always > $T/enabled
 	kswapd0_mask=$(taskset -p "$kswapd0" | awk '{ print $NF }')
 	taskset -p 1 "$kswapd0" > /dev/null || diag "kswapd0 not pinned"
