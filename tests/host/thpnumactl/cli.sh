@@ -1034,12 +1034,12 @@ else
 fi
 # A node gone offline has only the header; a newer module's extra column
 # is skipped.
-printf 'node estimate_ns budget_ns probe_period since_probe state extra\n0 2500000000 500000 64 17 over x\n' \
+printf 'node estimate_ns budget_ns probe_period since_probe state extra\n0 2500000000 500000 128 17 over x\n' \
 	> "$work/budget.tree"
 put_table "$work/budget.tree" budget
 run status
 if [ "$rc" -eq 0 ] &&
-   grep -qx "budget node 0:   estimate 2.5 s, over the 500 us budget, probe every 64 faults" "$work/out" &&
+   grep -qx "budget node 0:   estimate 2.5 s, over the 500 us budget, probe every 128 faults" "$work/out" &&
    [ "$(grep -c '^budget node' "$work/out")" -eq 1 ]; then
 	ok "status: a node without a row gets no line, extra columns are skipped"
 else
