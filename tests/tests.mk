@@ -40,9 +40,13 @@ $(BUILD)/%/lib/test-modules.stamp: $(wildcard $(TOP)/tests/modules/*) $(TOP)/mod
 	cp $(addprefix $(BUILD)/$*/testmod/,$(addsuffix .ko,$(TEST_MODULES))) $(BUILD)/$*/lib/
 	touch $@
 
+# The guests load the module as DKMS installs it, without debug info
+# (strip -g). Unstripped it is 14 times larger, and loading it read and
+# freed 2.8 MB each time: enough to move bench-overhead's reclaim row
+# 1.5% on 6.1, as much with a module that hooks nothing.
 $(BUILD)/%/lib/thpnuma.ko: $(BUILD)/%/thpnuma.ko
 	@mkdir -p $(dir $@)
-	cp $< $@
+	strip -g -o $@ $<
 
 # The kernel's own mm selftests, from its linux-source package
 # (conformance.sh). Only CONFORMANCE_KERNELS run them: conformance.sh is

@@ -35,7 +35,7 @@ deps-demo:
 
 $(DEMO)/$(DEMO_KERNEL)/lib/thpnuma.ko: $(BUILD)/$(DEMO_KERNEL)/thpnuma.ko
 	@mkdir -p $(dir $@)
-	cp $< $@
+	strip -g -o $@ $<
 
 # Recursive, as for make check: the packages are installed by then, so
 # make reads pkg-config's flags for libkmod.
