@@ -54,6 +54,33 @@ verdicts() {
 		sed -E 's/ *# (SKIP|skip).*/ # SKIP/; s/= [0-9]+/= N/g'
 }
 
+# The THP, khugepaged and hugetlb settings every test starts from, one
+# "file value" line each (a choice file's value is its bracketed word).
+# The tests set and restore their own, but not when they crash: after
+# 7.3's khugepaged -s 2 aborted in free(), its mTHP sizes and fast
+# khugepaged scans stayed on, khugepaged collapsed compaction_test's
+# mlocked pages into 16 KiB folios on a full node, and the kernel
+# OOM-killed compaction_test (gfp GFP_TRANSHUGE, order 2: not a fault
+# the module sees). Every later test then ran on that state.
+THP=/sys/kernel/mm/transparent_hugepage
+settings() {
+	find $THP -type f -perm -200 | sort | while read -r _f; do
+		_v=$(cat $_f 2>/dev/null) || continue
+		case $_v in *\[*) _v=${_v#*\[}; _v=${_v%%\]*} ;; esac
+		echo "$_f $_v"
+	done
+	echo "/proc/sys/vm/nr_hugepages $(cat /proc/sys/vm/nr_hugepages)"
+}
+
+# restore_settings TEST: put back what TEST left changed, and say so.
+restore_settings() {
+	settings > $out/settings.now
+	grep -Fxvf $out/settings.now $out/settings | while read -r _f _v; do
+		diag "$1 left $_f at $(grep "^$_f " $out/settings.now | cut -d' ' -f2-); restoring $_v"
+		echo "$_v" > $_f
+	done
+}
+
 # run_one MODE TEST: run it, keep its log, exit code and verdicts.
 run_one() {
 	set -- $1 $2 $(grep "^$2 " $LIST)
@@ -74,6 +101,7 @@ run_one() {
 	[ "$_t" = transhuge-stress ] && [ $_rc = 137 ] && [ -z "$*" -o "$*" = 64 ] && _rc=0
 	echo $_rc > $out/$_mode.$_t.rc
 	verdicts $_t $_mode > $out/$_mode.$_t.v
+	restore_settings "$_t ($_mode, rc=$_rc)"
 }
 
 run_all() {
@@ -96,6 +124,7 @@ echo always > /sys/kernel/mm/transparent_hugepage/enabled
 # usage asks (build.sh names the directory).
 mkdir -p /tmp/thp-tmpfs && mount -t tmpfs -o huge=advise thp /tmp/thp-tmpfs
 thpnuma_unload 2>/dev/null
+settings > $out/settings
 # Two runs without the module: a verdict that differs between them is the
 # test's own flakiness under TCG, not something the module can be held to.
 # Nor is a failure that both runs share (on a busy host 7.3's
