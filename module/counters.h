@@ -67,7 +67,7 @@ enum thpnuma_cgroup_counter {
 /*
  * The lists of names, once each: an EM(value, "name") per enumerator and
  * EMe() for the last, as include/trace/events/migrate.h writes its
- * MIGRATE_REASON. policy.h, policy.c, tracepoints.h and thpnumactl derive
+ * MIGRATE_REASON. policy.h, names.c, tracepoints.h and thpnumactl derive
  * the enum, the names array, the trace event's TRACE_DEFINE_ENUM and
  * __print_symbolic, and the usage text from them with these.
  */

@@ -12,7 +12,7 @@ STATIC_CFLAGS := $(CFLAGS) $(WARN) -Wno-clobbered -static -I$(TOP)/tests/include
 	-I$(USERSPACE_LIB) -I$(GUEST)/lib
 # Linked into every guest program: the shared test code and the userspace
 # library (USERSPACE_LIB_SRCS from userspace/lib/lib.mk: nodes, memory,
-# the stats parser, and module/policy.c, where the counter names are).
+# the stats parser, and module/names.c, where the counter names are).
 GUEST_LIBS = $(GUEST)/lib/test_util.c $(USERSPACE_LIB_SRCS)
 GUEST_HDRS = $(wildcard $(TOP)/tests/include/*.h $(GUEST)/lib/*.h $(TOP)/module/*.h) \
 	$(USERSPACE_LIB_HDRS)
