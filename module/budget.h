@@ -83,6 +83,12 @@ struct thpnuma_budget {
 #define THPNUMA_BUDGET_MAX_BACKOFF \
 	((THPNUMA_BUDGET_MAX_SHIFT - THPNUMA_BUDGET_MIN_SHIFT) / \
 	 THPNUMA_BUDGET_GROWTH_SHIFT)
+/* The last period is 1 << MAX_SHIFT, and it fits the u16 that counts it. */
+_Static_assert((THPNUMA_BUDGET_MAX_SHIFT - THPNUMA_BUDGET_MIN_SHIFT) %
+	       THPNUMA_BUDGET_GROWTH_SHIFT == 0,
+	       "the probe period must reach 1 << THPNUMA_BUDGET_MAX_SHIFT");
+_Static_assert(THPNUMA_BUDGET_MAX_SHIFT < 16,
+	       "the probe period must fit thpnuma_budget.since");
 
 /*
  * What a budget fault's local attempt does, for its trace event. BD_, not
@@ -102,7 +108,7 @@ enum thpnuma_budget_decision {
 	THPNUMA_BUDGET_DECISIONS(THPNUMA_EM_ENUM, THPNUMA_EM_ENUM)
 };
 
-/* The trace event's names (policy.c). */
+/* The trace event's names (names.c). */
 extern const char *const thpnuma_budget_decision_names[];
 
 enum {
