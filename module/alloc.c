@@ -78,9 +78,10 @@ static gfp_t cheap_local_gfp(gfp_t gfp)
 /*
  * The local attempt of local-then-remote and budget, with @local_gfp and
  * the reclaim hook held to @zone_reclaim; its time goes in the record.
+ * With @budget_ns, its reclaim stops once it has taken that long.
  */
 static struct thpnuma_thp *try_local(gfp_t local_gfp, int order, int local,
-				     int zone_reclaim,
+				     int zone_reclaim, u64 budget_ns,
 				     struct inflight_alloc *inflight)
 {
 	struct thpnuma_fault_record *record = &inflight->record;
@@ -88,7 +89,9 @@ static struct thpnuma_thp *try_local(gfp_t local_gfp, int order, int local,
 	u64 start = ktime_get_ns();
 
 	inflight->local_effort = zone_reclaim;
+	inflight->deadline_ns = budget_ns ? start + budget_ns : 0;
 	thp = thpnuma_thp_alloc(local_gfp, order, local, NULL);
+	inflight->deadline_ns = 0;
 	inflight->local_effort = NO_LOCAL_ATTEMPT;
 	record->local_ns = ktime_get_ns() - start;
 	record->local_attempt = thp ? THPNUMA_LOCAL_SUCCEEDED :
@@ -117,16 +120,17 @@ static struct thpnuma_thp *alloc_local_then_remote(gfp_t gfp, int order,
 
 	if (node_isset(local, cpuset_current_mems_allowed))
 		thp = try_local(local_gfp(gfp, order, zone_reclaim), order,
-				local, zone_reclaim, inflight);
+				local, zone_reclaim, 0, inflight);
 	return thp ?: alloc_remote(gfp, order, local);
 }
 
 /*
  * local-then-remote while the node's recent effortful local attempts cost
  * no more than the budget; over it, a cheap local try, and now and then a
- * probe with the full effort to notice recovery (budget.h). The state is
- * re-read after the attempt, which may have slept in reclaim; no lock: a
- * lost update only moves a probe by a few faults.
+ * probe with the full effort to notice recovery (budget.h). An attempt's
+ * reclaim stops once it has taken the budget (thpnuma_budget_cut_hook()).
+ * The state is re-read after the attempt, which may have slept in
+ * reclaim; no lock: a lost update only moves a probe by a few faults.
  */
 static struct thpnuma_thp *alloc_budget(gfp_t gfp, int order, int local,
 					unsigned int zone_reclaim,
@@ -138,6 +142,7 @@ static struct thpnuma_thp *alloc_budget(gfp_t gfp, int order, int local,
 	u64 old = READ_ONCE(*word), now;
 	struct thpnuma_budget b = thpnuma_budget_unpack(old);
 	struct thpnuma_thp *thp = NULL;
+	u64 sample;
 	bool effort;
 
 	if (!node_isset(local, cpuset_current_mems_allowed))
@@ -148,23 +153,28 @@ static struct thpnuma_thp *alloc_budget(gfp_t gfp, int order, int local,
 		WRITE_ONCE(*word, thpnuma_budget_pack(b));
 	if (record->budget == THPNUMA_BD_SKIP) {
 		thpnuma_count(local, THPNUMA_BUDGET_SKIP, 1);
-		thp = try_local(cheap_local_gfp(gfp), order, local, 0,
+		thp = try_local(cheap_local_gfp(gfp), order, local, 0, 0,
 				inflight);
 		return thp ?: alloc_remote(gfp, order, local);
 	}
 
 	thp = try_local(local_gfp(gfp, order, zone_reclaim), order, local,
-			zone_reclaim, inflight);
+			zone_reclaim, budget_ns, inflight);
 	/*
 	 * The probes count and time the local attempt's compaction and
 	 * reclaim: it runs first. Their time is the sample, without the
-	 * zeroing of a THP that a remote one would cost as well.
+	 * zeroing of a THP that a remote one would cost as well. An attempt
+	 * the budget cut short would have cost more: over budget, whatever
+	 * its effort took until the cut.
 	 */
 	effort = record->compact_stall || record->reclaim_stall;
+	sample = record->effort_ns;
+	if (inflight->cut && sample <= budget_ns)
+		sample = budget_ns + 1;
 	old = READ_ONCE(*word);
 	b = thpnuma_budget_unpack(old);
-	thpnuma_budget_update(&b, record->budget, effort, thp,
-			      record->effort_ns, budget_ns);
+	thpnuma_budget_update(&b, record->budget, effort, thp, sample,
+			      budget_ns);
 	now = thpnuma_budget_pack(b);
 	if (now != old)
 		WRITE_ONCE(*word, now);
@@ -378,4 +388,42 @@ void notrace thpnuma_reclaim_hook(struct pt_regs *regs)
 	if (!effort.swap)
 		gfp &= ~__GFP_IO;
 	thpnuma_set_arg2(regs, (unsigned long)gfp);
+}
+
+/*
+ * Replaces, for an attempt past its budget: shrink_node(), shrink_lruvec()
+ * and shrink_active_list() (void), MGLRU's evict_folios() (0 scanned)
+ * and try_to_inc_max_seq() (false: no aging).
+ */
+static long thpnuma_cut_reclaim(void)
+{
+	return 0;
+}
+
+/* Replaces the swap-out of a page for an attempt past its budget. */
+static long thpnuma_refuse_swap_out(void *folio)
+{
+	return THPNUMA_SWAP_OUT_REFUSED;
+}
+
+/*
+ * The budget's first attempt on a node comes before any estimate, and a
+ * probe in a swap storm is as costly: order-9 reclaim loops in
+ * shrink_node() while should_continue_reclaim() finds too little free
+ * for compaction, then starts over at the next priority, and in a storm
+ * every pass swaps out. Past its deadline the attempt swaps out nothing
+ * more and starts no further scan: no node, lruvec, active list, MGLRU
+ * eviction or aging.
+ */
+void notrace thpnuma_budget_cut_hook(struct pt_regs *regs, bool swap_out)
+{
+	struct inflight_alloc *inflight = inflight_find();
+
+	if (!inflight || !inflight->deadline_ns ||
+	    ktime_get_ns() < inflight->deadline_ns)
+		return;
+	inflight->cut = true;
+	instruction_pointer_set(regs, swap_out ?
+				(unsigned long)thpnuma_refuse_swap_out :
+				(unsigned long)thpnuma_cut_reclaim);
 }

@@ -51,5 +51,7 @@ unsigned long thpnuma_replacement(enum thpnuma_action action);
 
 /* try_to_free_pages(): a local attempt reclaims only what its bits allow. */
 void thpnuma_reclaim_hook(struct pt_regs *regs);
+/* A cut point (@swap_out: the swap-out), in a budget attempt. */
+void thpnuma_budget_cut_hook(struct pt_regs *regs, bool swap_out);
 
 #endif /* THPNUMA_ALLOC_H */

@@ -232,6 +232,27 @@ thpnuma_shmem_kernel_alloc(gfp_t gfp, int order, unsigned long arg2,
 #define THPNUMA_SWAPIN_CALLERS		"alloc_swap_folio", "do_swap_page"
 #endif
 
+/* MGLRU (6.1 on): its eviction and its aging, which the budget cuts too. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
+#define THPNUMA_MGLRU_EVICT_SYMBOL	"evict_folios"
+#define THPNUMA_MGLRU_AGING_SYMBOL	"try_to_inc_max_seq"
+#endif
+
+/*
+ * Where reclaim adds a page it chose to swap out to the swap cache, and
+ * what that function returns when it does not: 5.10's add_to_swap()
+ * returns int, 0 on failure; 6.1's and 6.12's bool; 7.2's and 7.3's
+ * folio_alloc_swap() returns 0 on success and -ENOMEM without swap
+ * space. The budget policy refuses it to an attempt past its budget.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+#define THPNUMA_SWAP_OUT_SYMBOL		"folio_alloc_swap"
+#define THPNUMA_SWAP_OUT_REFUSED	(-ENOMEM)
+#else
+#define THPNUMA_SWAP_OUT_SYMBOL		"add_to_swap"
+#define THPNUMA_SWAP_OUT_REFUSED	0
+#endif
+
 /*
  * Kernel functions that call a hooked one with THP orders outside any
  * fault, left to the kernel: page migration under mbind() before 6.12

@@ -149,12 +149,18 @@ static void notrace thpnuma_thp_hook(struct pt_regs *regs,
 	instruction_pointer_set(regs, thpnuma_replacement(action));
 }
 
+/* Whether @ip, an ftrace call site, is @hook's function's. */
+static __always_inline bool fentry_of(unsigned int hook, unsigned long ip)
+{
+	/* The fentry call is the first instruction, or follows an ENDBR. */
+	return ip - thpnuma_hooks[hook].start <= 4;
+}
+
 /* Whether tramp.S returns into @hook's function, behind its fentry call. */
 static __always_inline bool returns_after_fentry(unsigned int hook,
 						 unsigned long ret_ip)
 {
-	/* The fentry call is the first instruction, or follows an ENDBR. */
-	return ret_ip - thpnuma_hooks[hook].start - MCOUNT_INSN_SIZE <= 4;
+	return fentry_of(hook, ret_ip - MCOUNT_INSN_SIZE);
 }
 
 static const struct thp_path *thp_path_of(unsigned int hook,
@@ -248,6 +254,11 @@ void notrace thpnuma_ftrace_callback(unsigned long ip, unsigned long parent_ip,
 				     struct ftrace_ops *op,
 				     struct THPNUMA_FTRACE_REGS *fregs)
 {
-	thpnuma_reclaim_hook(thpnuma_ftrace_regs(fregs));
+	struct pt_regs *regs = thpnuma_ftrace_regs(fregs);
+
+	if (fentry_of(HOOK_RECLAIM, ip))
+		thpnuma_reclaim_hook(regs);
+	else
+		thpnuma_budget_cut_hook(regs, fentry_of(HOOK_SWAP_OUT, ip));
 }
 

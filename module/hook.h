@@ -25,6 +25,14 @@ enum {
 	HOOK_SHMEM_ALLOC,
 #endif
 	HOOK_RECLAIM,
+	HOOK_SHRINK_NODE,
+	HOOK_SHRINK_LRUVEC,
+	HOOK_SHRINK_ACTIVE,
+	HOOK_SWAP_OUT,
+#ifdef THPNUMA_MGLRU_EVICT_SYMBOL
+	HOOK_EVICT_FOLIOS,
+	HOOK_AGING,
+#endif
 	NR_HOOKS
 };
 
@@ -52,7 +60,7 @@ enum { PATH_ANON_PMD, PATH_ANON_MTHP, PATH_SHMEM, PATH_SWAPIN, NR_PATHS };
 
 extern struct thp_path thp_paths[NR_PATHS];
 
-/* try_to_free_pages()'s ftrace callback (hook.c). */
+/* The ftrace callback of try_to_free_pages() and the cut points (hook.c). */
 void thpnuma_ftrace_callback(unsigned long ip, unsigned long parent_ip,
 			     struct ftrace_ops *op,
 			     struct THPNUMA_FTRACE_REGS *fregs);

@@ -27,6 +27,12 @@ struct inflight_alloc {
 	struct task_entry entry;
 	int local_effort;	/* zone_reclaim during the local attempt */
 	int reclaim_node;	/* first node direct reclaim scanned */
+	/*
+	 * The budget policy's local attempt: past this time its reclaim
+	 * stops (0: never), and whether it had to.
+	 */
+	u64 deadline_ns;
+	bool cut;
 	/* The faulting CPU's node and what the fault cost, as traced. */
 	struct thpnuma_fault_record record;
 };

@@ -42,7 +42,10 @@ static struct ftrace_ops thpnuma_ops;
 #define DIRECT_HOOKED_NAMES	THPNUMA_HOOKED_SYMBOL
 #endif
 
-/* The allocators take a direct call (tramp.S); reclaim, the callback. */
+/*
+ * The allocators take a direct call (tramp.S); reclaim's functions, the
+ * callback.
+ */
 struct thpnuma_hook thpnuma_hooks[NR_HOOKS] = {
 	[HOOK_ALLOC]		= { .name = THPNUMA_HOOKED_SYMBOL,
 				    .ops = &thpnuma_direct_ops },
@@ -51,6 +54,20 @@ struct thpnuma_hook thpnuma_hooks[NR_HOOKS] = {
 				    .ops = &thpnuma_direct_ops },
 #endif
 	[HOOK_RECLAIM]		= { .name = "try_to_free_pages",
+				    .ops = &thpnuma_ops },
+	[HOOK_SHRINK_NODE]	= { .name = "shrink_node",
+				    .ops = &thpnuma_ops },
+	[HOOK_SHRINK_LRUVEC]	= { .name = "shrink_lruvec",
+				    .ops = &thpnuma_ops },
+	[HOOK_SHRINK_ACTIVE]	= { .name = "shrink_active_list",
+				    .ops = &thpnuma_ops },
+#ifdef THPNUMA_MGLRU_EVICT_SYMBOL
+	[HOOK_EVICT_FOLIOS]	= { .name = THPNUMA_MGLRU_EVICT_SYMBOL,
+				    .ops = &thpnuma_ops },
+	[HOOK_AGING]		= { .name = THPNUMA_MGLRU_AGING_SYMBOL,
+				    .ops = &thpnuma_ops },
+#endif
+	[HOOK_SWAP_OUT]		= { .name = THPNUMA_SWAP_OUT_SYMBOL,
 				    .ops = &thpnuma_ops },
 };
 
@@ -83,10 +100,10 @@ struct thp_path thp_paths[NR_PATHS] = {
 };
 
 /*
- * try_to_free_pages() runs on reclaim only: a plain callback, without
- * SAVE_REGS where the kernel allows (THPNUMA_FTRACE_FLAGS), and no
- * recursion wrapper, as it cannot recurse: it calls nothing that
- * allocates or reclaims.
+ * try_to_free_pages() and the budget's cut points run on reclaim only:
+ * a plain callback, without SAVE_REGS where the kernel allows
+ * (THPNUMA_FTRACE_FLAGS), and no recursion wrapper, as it cannot recurse:
+ * it calls nothing that allocates or reclaims.
  */
 static struct ftrace_ops thpnuma_ops = {
 	.func	= thpnuma_ftrace_callback,

@@ -203,6 +203,25 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Whether reclaim is MGLRU's (Debian enables it from 6.12 on). */
+static bool mglru_enabled(void)
+{
+	char buf[16];
+
+	return read_file("/sys/kernel/mm/lru_gen/enabled", buf,
+			 sizeof(buf)) > 0 && strtoul(buf, NULL, 0) != 0;
+}
+
+static unsigned long long max_u64(const unsigned long long *v, long n)
+{
+	unsigned long long max = 0;
+
+	for (long i = 0; i < n; i++)
+		if (v[i] > max)
+			max = v[i];
+	return max;
+}
+
 /* The @pct percentile of @v (sorted here); 0 for none. */
 static unsigned long long percentile(unsigned long long *v, long n, int pct)
 {
@@ -328,7 +347,7 @@ TEST_F_TIMEOUT(budget, calibrate, 600)
 
 TEST_F_TIMEOUT(budget, storm, 600)
 {
-	unsigned long long budget_ns, est;
+	unsigned long long budget_ns, est, slowest;
 	char params[128], state[16];
 	struct calibration c;
 	long budget_us, faults;
@@ -366,6 +385,18 @@ TEST_F_TIMEOUT(budget, storm, 600)
 	EXPECT_EQ(r.skips, r.budget_skip);
 	/* Compaction and reclaim: a small multiple of the budget per fault. */
 	EXPECT_LE(r.sum_effort_ns, 2 * budget_ns * faults);
+	/*
+	 * Each attempt's reclaim stops at the budget, the first one's too:
+	 * it overruns by the batch under way and the compaction after it.
+	 * Without the cut the slowest took 95 budgets on 5.10 and 59 on 6.1.
+	 * With MGLRU an aging walk that began before the deadline runs to
+	 * its end (13 budgets on 6.12), so the bound is the classic LRU's.
+	 */
+	slowest = max_u64(r.effort_ns, r.nr_effort_ns);
+	TH_LOG("slowest effortful attempt: %llu ns, budget %llu ns%s", slowest,
+	       budget_ns, mglru_enabled() ? " (MGLRU: not bounded)" : "");
+	if (!mglru_enabled())
+		EXPECT_LE(slowest, 4 * budget_ns);
 	/* At most half of local-then-remote zone_reclaim=7's, no more swap-outs. */
 	EXPECT_LE(2 * r.sum_effort_ns, c.storm_effort_ns);
 	EXPECT_LE(r.pswpout, c.storm_pswpout);
@@ -385,13 +416,10 @@ TEST_F_TIMEOUT(budget, storm, 600)
 static void cheap_reclaim_skips(struct __test_metadata *_metadata,
 				struct run *r, long budget_us)
 {
-	unsigned long long budget_ns = budget_us * 1000ULL, max_ns = 0;
+	unsigned long long budget_ns = budget_us * 1000ULL;
+	unsigned long long max_ns = max_u64(r->effort_ns, r->nr_effort_ns);
 	unsigned long long p90_ns = percentile(r->effort_ns, r->nr_effort_ns,
 					       90);
-
-	for (long i = 0; i < r->nr_effort_ns; i++)
-		if (r->effort_ns[i] > max_ns)
-			max_ns = r->effort_ns[i];
 
 	TH_LOG("this fill's effortful attempts: p90 %llu ns, max %llu ns",
 	       p90_ns, max_ns);

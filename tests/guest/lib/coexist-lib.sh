@@ -6,6 +6,11 @@ case $(uname -r) in
 6.1.*) SYM=vma_alloc_folio ;;
 *) SYM=vma_alloc_folio_noprof ;;
 esac
+# Where reclaim swaps a page out (compat.h's THPNUMA_SWAP_OUT_SYMBOL).
+case $(uname -r) in
+7.*) SWAP_OUT=folio_alloc_swap ;;
+*) SWAP_OUT=add_to_swap ;;
+esac
 
 # THP faults the module has counted (local + remote + fallback, all nodes).
 counted() { stats_sum thp_local thp_remote thp_fallback 2>/dev/null | grep . || echo 0; }
