@@ -232,8 +232,11 @@ thpnuma_shmem_kernel_alloc(gfp_t gfp, int order, unsigned long arg2,
 #define THPNUMA_SWAPIN_CALLERS		"alloc_swap_folio", "do_swap_page"
 #endif
 
-/* MGLRU (6.1 on): its eviction and its aging, which the budget cuts too. */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
+/*
+ * MGLRU (6.1 on, where built; Debian builds it): its eviction and its
+ * aging, which the budget cuts too.
+ */
+#ifdef CONFIG_LRU_GEN
 #define THPNUMA_MGLRU_EVICT_SYMBOL	"evict_folios"
 #define THPNUMA_MGLRU_AGING_SYMBOL	"try_to_inc_max_seq"
 #endif
