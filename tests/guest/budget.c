@@ -352,6 +352,7 @@ TEST_F_TIMEOUT(budget, storm, 600)
 	struct calibration c;
 	long budget_us, faults;
 	struct run r;
+	bool mglru;
 
 	if (read_calibration(&c))
 		SKIP(return, "no calibrated budget");
@@ -393,9 +394,10 @@ TEST_F_TIMEOUT(budget, storm, 600)
 	 * its end (13 budgets on 6.12), so the bound is the classic LRU's.
 	 */
 	slowest = max_u64(r.effort_ns, r.nr_effort_ns);
+	mglru = mglru_enabled();
 	TH_LOG("slowest effortful attempt: %llu ns, budget %llu ns%s", slowest,
-	       budget_ns, mglru_enabled() ? " (MGLRU: not bounded)" : "");
-	if (!mglru_enabled())
+	       budget_ns, mglru ? " (MGLRU: not bounded)" : "");
+	if (!mglru)
 		EXPECT_LE(slowest, 4 * budget_ns);
 	/* At most half of local-then-remote zone_reclaim=7's, no more swap-outs. */
 	EXPECT_LE(2 * r.sum_effort_ns, c.storm_effort_ns);
