@@ -163,14 +163,13 @@ static struct thpnuma_thp *alloc_budget(gfp_t gfp, int order, int local,
 	/*
 	 * The probes count and time the local attempt's compaction and
 	 * reclaim: it runs first. Their time is the sample, without the
-	 * zeroing of a THP that a remote one would cost as well. An attempt
-	 * the budget cut short would have cost more: over budget, whatever
-	 * its effort took until the cut.
+	 * zeroing of a THP that a remote one would cost as well. A cut
+	 * attempt took effort even where no probe saw it (node reclaim).
 	 */
-	effort = record->compact_stall || record->reclaim_stall;
-	sample = record->effort_ns;
-	if (inflight->cut && sample <= budget_ns)
-		sample = budget_ns + 1;
+	effort = record->compact_stall || record->reclaim_stall ||
+		 inflight->cut;
+	sample = thpnuma_budget_sample(record->effort_ns, inflight->cut,
+				       budget_ns);
 	old = READ_ONCE(*word);
 	b = thpnuma_budget_unpack(old);
 	thpnuma_budget_update(&b, record->budget, effort, thp, sample,

@@ -193,6 +193,19 @@ static inline u32 thpnuma_budget_ewma(u32 est_ns, u64 sample_ns)
 }
 
 /*
+ * The sample of an attempt that took effort: the time its compaction and
+ * reclaim took. One the budget cut (@cut) would have cost more: it counts
+ * as over the budget, whatever it took until the cut.
+ */
+static inline u64 thpnuma_budget_sample(u64 effort_ns, bool cut,
+					u64 budget_ns)
+{
+	if (cut && effort_ns <= budget_ns)
+		return budget_ns + 1;
+	return effort_ns;
+}
+
+/*
  * After the local attempt, on the state re-read then: the attempt may have
  * slept in reclaim while other faults wrote the word. @effort: the attempt
  * compacted or reclaimed, and @local_ns is its time; @got_local: it got a

@@ -120,6 +120,37 @@ TEST(first_sample_is_the_estimate)
 	EXPECT_EQ(2 * BUDGET_NS, b.est_ns);
 }
 
+TEST(cut_attempt_counts_over_the_budget)
+{
+	struct thpnuma_budget b = state(0, 0, 0);
+
+	EXPECT_EQ(BUDGET_NS + 1, thpnuma_budget_sample(0, true, BUDGET_NS));
+	EXPECT_EQ(BUDGET_NS + 1,
+		  thpnuma_budget_sample(BUDGET_NS, true, BUDGET_NS));
+	EXPECT_EQ(3 * BUDGET_NS,
+		  thpnuma_budget_sample(3 * BUDGET_NS, true, BUDGET_NS));
+	/* Uncut, the time is the sample, within the budget or not. */
+	EXPECT_EQ(BUDGET_NS / 2,
+		  thpnuma_budget_sample(BUDGET_NS / 2, false, BUDGET_NS));
+	EXPECT_EQ(3 * BUDGET_NS,
+		  thpnuma_budget_sample(3 * BUDGET_NS, false, BUDGET_NS));
+
+	/* The first attempt, cut before its probes timed much: skip next. */
+	thpnuma_budget_update(&b, THPNUMA_BD_EFFORT, true, false,
+			      thpnuma_budget_sample(BUDGET_NS / 10, true,
+						    BUDGET_NS), BUDGET_NS);
+	EXPECT_EQ(THPNUMA_BD_SKIP, thpnuma_budget_decide(&b, BUDGET_NS));
+
+	/* A cut probe backs off, as one over the budget does. */
+	b = state(BUDGET_NS * 10, 0, 0);
+	ASSERT_EQ(2, faults_to_probe(&b, BUDGET_NS, 1000));
+	thpnuma_budget_update(&b, THPNUMA_BD_PROBE, true, false,
+			      thpnuma_budget_sample(0, true, BUDGET_NS),
+			      BUDGET_NS);
+	EXPECT_EQ(1, b.backoff);
+	EXPECT_EQ(8, faults_to_probe(&b, BUDGET_NS, 1000));
+}
+
 TEST(steady_one_and_a_half_budgets_after_half_ones_cross_on_third_sample)
 {
 	/* From 0.5: 0.75, 0.937, 1.077 x the budget. */
