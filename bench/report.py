@@ -125,6 +125,12 @@ def calibration(doc):
     cal = next((c for c in doc["cells"] if c.get("scenario") == "budget-calibration"), None)
     if cal:
         b = cal["result"]["budget_calibration"]
+        if not b.get("calibrated", True):
+            why = ("had no effortful local attempt" if not b["effortful"] else
+                   "swapped out %d pages (%d effortful local attempts), under one THP's "
+                   "worth, so it did not storm" % (fault(cal)["vmstat"]["pswpout"], b["effortful"]))
+            return ("budget_us=%d, the default: the calibration storm under local-then-remote "
+                    "zone_reclaim=7 %s" % (b["budget_us"], why))
         return ("budget_us=%d: half the median effort (direct compaction and reclaim) of the "
                 "%d effortful local attempts of a storm under local-then-remote zone_reclaim=7 "
                 "in the same boot (median %s µs; storm: %d swap-outs)" % (

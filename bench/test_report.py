@@ -213,8 +213,9 @@ class Budget(InTempDir):
 
     CAL = {"state": "local-then-remote+zr7", "defrag": "madvise",
            "scenario": "budget-calibration",
-           "result": dict(cell()["result"], budget_calibration={
-               "effortful": 186, "median_effort_ns": 265770, "budget_us": 132})}
+           "result": dict(cell(pswpout=7326)["result"], budget_calibration={
+               "effortful": 186, "median_effort_ns": 265770, "budget_us": 132,
+               "calibrated": True})}
 
     def cells(self):
         return [cell("local-then-remote", module=counters(4, 196, 1242442180)),
@@ -244,7 +245,7 @@ class Budget(InTempDir):
         # The calibration is a sentence, not a row.
         self.assertNotIn("| budget-calibration |", md)
         self.assertIn("Budget state: budget_us=132: half the median effort", md)
-        self.assertIn("(median 266 µs; storm: 0 swap-outs)", md)
+        self.assertIn("(median 266 µs; storm: 7326 swap-outs)", md)
         summary = self.read("summary.md")
         self.assertIn("| storm | budget | 7.3.4 | 26 | 100% | 7% | 0 | 12.0 | - | 0.65 | 181 |",
                       summary)
@@ -264,6 +265,18 @@ class Budget(InTempDir):
         self.assertNotIn("kernel THP allocation time", svg)
         self.assertNotIn("absent THP allocation time", svg)
         self.assertNotIn("budget-calibration", svg)
+
+    def test_storm_that_did_not_storm_gives_the_default(self):
+        cal = {"state": "local-then-remote+zr7", "defrag": "madvise",
+               "scenario": "budget-calibration",
+               "result": dict(cell(pswpout=14)["result"], budget_calibration={
+                   "effortful": 185, "median_effort_ns": 416130, "budget_us": 1000,
+                   "calibrated": False})}
+        self.assertEqual(report.calibration(doc([cell(), cal])),
+                         "budget_us=1000, the default: the calibration storm under "
+                         "local-then-remote zone_reclaim=7 swapped out 14 pages (185 "
+                         "effortful local attempts), under one THP's worth, so it did "
+                         "not storm")
 
     def test_budget_us_without_calibration(self):
         cells = [c for c in self.cells() if c is not self.CAL]

@@ -89,16 +89,24 @@ calibrate_budget() {
 	echo > $TR/trace
 	rmmod thpnuma
 	n=${cal% *} median=${cal#* }
-	if [ "${n:-0}" -gt 0 ]; then
-		BUDGET_US_VALUE=$((median / 2000))
-		[ "$BUDGET_US_VALUE" -ge 1 ] || BUDGET_US_VALUE=1
-	else
+	# The fault's pswpout: the storm's swap-outs.
+	swapouts=$(printf '%s' "$json" | sed -n 's/.*"pswpout": *\([0-9]*\).*/\1/p')
+	# Under one THP's worth of swap-outs (512) the storm did not storm
+	# (kswapd kept up, or the fill fell short): half its effort would put
+	# a budget below what cheap reclaim costs on this clock.
+	if [ "${n:-0}" -eq 0 ]; then
 		diag "budget calibration: no effortful local attempt in the storm; budget_us=1000 (the default)"
-		BUDGET_US_VALUE=1000
+		BUDGET_US_VALUE=1000 calibrated=false
+	elif [ "${swapouts:-0}" -lt 512 ]; then
+		diag "budget calibration: the storm swapped out ${swapouts:-0} pages, under one THP's worth; budget_us=1000 (the default)"
+		BUDGET_US_VALUE=1000 calibrated=false
+	else
+		BUDGET_US_VALUE=$((median / 2000)) calibrated=true
+		[ "$BUDGET_US_VALUE" -ge 1 ] || BUDGET_US_VALUE=1
 	fi
-	diag "budget calibration: $n effortful local attempts, median effort $median ns: budget_us=$BUDGET_US_VALUE"
+	diag "budget calibration: $n effortful local attempts, median effort $median ns, ${swapouts:-0} swap-outs: budget_us=$BUDGET_US_VALUE"
 	case $json in
-	*\}) echo "BENCH state=local-then-remote+zr7 defrag=madvise scenario=budget-calibration secs=$secs ${json%\}},\"budget_calibration\":{\"effortful\":$n,\"median_effort_ns\":$median,\"budget_us\":$BUDGET_US_VALUE}}" ;;
+	*\}) echo "BENCH state=local-then-remote+zr7 defrag=madvise scenario=budget-calibration secs=$secs ${json%\}},\"budget_calibration\":{\"effortful\":$n,\"median_effort_ns\":$median,\"budget_us\":$BUDGET_US_VALUE,\"calibrated\":$calibrated}}" ;;
 	esac
 }
 
