@@ -32,7 +32,6 @@
 #include "compat.h"
 #include "thpnuma.h"
 
-#define MAX_CGROUPS_LIMIT	65536
 #define PRUNE_INTERVAL		(10 * HZ)
 
 struct cgroup_setting {
@@ -65,9 +64,9 @@ static int max_cgroups_set(const char *val, const struct kernel_param *kp)
 {
 	unsigned int n;
 
-	if (kstrtouint(val, 10, &n) || n < 1 || n > MAX_CGROUPS_LIMIT) {
+	if (kstrtouint(val, 10, &n) || n < 1 || n > THPNUMA_MAX_CGROUPS_LIMIT) {
 		pr_err("invalid max_cgroups '%s': expected 1-%d\n", val,
-		       MAX_CGROUPS_LIMIT);
+		       THPNUMA_MAX_CGROUPS_LIMIT);
 		return -EINVAL;
 	}
 	max_cgroups = n;

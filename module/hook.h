@@ -13,6 +13,7 @@ struct thpnuma_hook {
 	const char *name;
 	struct ftrace_ops *ops;
 	unsigned long start, size;
+	bool cut_point;		/* the budget's: hooked only with budget_cut */
 };
 
 /*

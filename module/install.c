@@ -18,6 +18,15 @@
 #include "inflight.h"
 #include "tramp.h"
 
+/*
+ * Off, reclaim's functions other than try_to_free_pages() stay free for a
+ * livepatch, and a budget attempt's reclaim runs on past its budget.
+ */
+static bool budget_cut = true;
+module_param(budget_cut, bool, 0444);
+MODULE_PARM_DESC(budget_cut,
+		 "Hook reclaim to stop a budget attempt's reclaim at its budget (default Y; N leaves shrink_node() and the other cut points to a livepatch)");
+
 /* Lets the VM tests name a caller that differs, to see the load refuse. */
 static char *test_thp_fault_caller;
 module_param(test_thp_fault_caller, charp, 0);
@@ -56,19 +65,25 @@ struct thpnuma_hook thpnuma_hooks[NR_HOOKS] = {
 	[HOOK_RECLAIM]		= { .name = "try_to_free_pages",
 				    .ops = &thpnuma_ops },
 	[HOOK_SHRINK_NODE]	= { .name = "shrink_node",
-				    .ops = &thpnuma_ops },
+				    .ops = &thpnuma_ops,
+				    .cut_point = true },
 	[HOOK_SHRINK_LRUVEC]	= { .name = "shrink_lruvec",
-				    .ops = &thpnuma_ops },
+				    .ops = &thpnuma_ops,
+				    .cut_point = true },
 	[HOOK_SHRINK_ACTIVE]	= { .name = "shrink_active_list",
-				    .ops = &thpnuma_ops },
+				    .ops = &thpnuma_ops,
+				    .cut_point = true },
 #ifdef THPNUMA_MGLRU_EVICT_SYMBOL
 	[HOOK_EVICT_FOLIOS]	= { .name = THPNUMA_MGLRU_EVICT_SYMBOL,
-				    .ops = &thpnuma_ops },
+				    .ops = &thpnuma_ops,
+				    .cut_point = true },
 	[HOOK_AGING]		= { .name = THPNUMA_MGLRU_AGING_SYMBOL,
-				    .ops = &thpnuma_ops },
+				    .ops = &thpnuma_ops,
+				    .cut_point = true },
 #endif
 	[HOOK_SWAP_OUT]		= { .name = THPNUMA_SWAP_OUT_SYMBOL,
-				    .ops = &thpnuma_ops },
+				    .ops = &thpnuma_ops,
+				    .cut_point = true },
 };
 
 struct thp_path thp_paths[NR_PATHS] = {
@@ -129,6 +144,11 @@ static struct ftrace_ops thpnuma_probe_ops = {
 	.flags	= FTRACE_OPS_FL_IPMODIFY | THPNUMA_FTRACE_FLAGS,
 };
 
+static bool hooked(const struct thpnuma_hook *hook)
+{
+	return budget_cut || !hook->cut_point;
+}
+
 /*
  * register_ftrace_function() says only -EBUSY, both for an IPMODIFY
  * conflict and for a PERMANENT ops while ftrace is off. To name the
@@ -143,6 +163,8 @@ static const char *ipmodify_conflict(void)
 	int i, err;
 
 	for (i = 0; i < ARRAY_SIZE(thpnuma_hooks) && !conflict; i++) {
+		if (!hooked(&thpnuma_hooks[i]))
+			continue;
 		name = thpnuma_hooks[i].name;
 		/*
 		 * Reset replaces the previous filter. ftrace_free_filter()
@@ -252,6 +274,8 @@ int thpnuma_hooks_install(void)
 
 	for (i = 0; i < ARRAY_SIZE(thpnuma_hooks); i++) {
 		hook = &thpnuma_hooks[i];
+		if (!hooked(hook))
+			continue;
 		err = thpnuma_lookup_function(hook->name, &hook->start,
 					      &hook->size);
 		if (err) {

@@ -88,6 +88,10 @@ enum {
 #define THPNUMA_ZR_SWAP		0x4u	/* may swap out anonymous memory */
 #define THPNUMA_ZR_MASK		0x7u
 
+/* Load-time parameters: the most overrides, and cgroup settings, at once. */
+#define THPNUMA_MAX_TASKS_LIMIT		65536
+#define THPNUMA_MAX_CGROUPS_LIMIT	65536
+
 /*
  * budget_us: the budget policy's bound on what a local attempt that needs
  * compaction or reclaim may cost, in microseconds (budget.h).

@@ -27,8 +27,6 @@
 #include "inflight.h"
 #include "thpnuma.h"
 
-#define MAX_TASKS_LIMIT		65536
-
 struct task_override {
 	struct hlist_node node;
 	struct pid *tgid;
@@ -48,9 +46,9 @@ static int max_tasks_set(const char *val, const struct kernel_param *kp)
 {
 	unsigned int n;
 
-	if (kstrtouint(val, 10, &n) || n < 1 || n > MAX_TASKS_LIMIT) {
+	if (kstrtouint(val, 10, &n) || n < 1 || n > THPNUMA_MAX_TASKS_LIMIT) {
 		pr_err("invalid max_tasks '%s': expected 1-%d\n", val,
-		       MAX_TASKS_LIMIT);
+		       THPNUMA_MAX_TASKS_LIMIT);
 		return -EINVAL;
 	}
 	max_tasks = n;

@@ -25,9 +25,6 @@ static const char *const default_modprobe_dirs[] = {
 	"/lib/modprobe.d", "/usr/lib/modprobe.d", NULL,
 };
 
-/* module/tasks.c's MAX_TASKS_LIMIT: max_tasks is not in the settings table. */
-#define MAX_TASKS_LIMIT	65536
-
 const char *const *modprobe_dirs(void)
 {
 	static const char *dirs[16];
@@ -464,8 +461,21 @@ int module_options_read(struct module_options *mo)
 	return 0;
 }
 
-/* kstrtouint(@s, 10) then 1-MAX_TASKS_LIMIT, as module/tasks.c takes it. */
-static bool valid_max_tasks(const char *s)
+/*
+ * The module's load-time parameters, outside the settings table: a table
+ * size, 1-@max as module/tasks.c and cgroups.c take it, or a bool (@max 0).
+ */
+static const struct load_param {
+	const char *name;
+	unsigned int max;
+} load_params[] = {
+	{ "max_tasks", THPNUMA_MAX_TASKS_LIMIT },
+	{ "max_cgroups", THPNUMA_MAX_CGROUPS_LIMIT },
+	{ "budget_cut", 0 },
+};
+
+/* kstrtouint(@s, 10) then 1-@max. */
+static bool valid_table_size(const char *s, unsigned int max)
 {
 	unsigned long v;
 	char *end;
@@ -478,26 +488,71 @@ static bool valid_max_tasks(const char *s)
 	v = strtoul(s, &end, 10);
 	if (*end == '\n')
 		end++;
-	return !errno && !*end && v >= 1 && v <= MAX_TASKS_LIMIT;
+	return !errno && !*end && v >= 1 && v <= max;
+}
+
+/*
+ * The spellings of a bool parameter that the kernel's kstrtobool() reads
+ * alike on every kernel; no value is Y.
+ */
+static bool valid_bool(const char *s)
+{
+	static const char *const words[] = { "Y", "N", "y", "n", "1", "0" };
+	unsigned int i;
+
+	if (!s)
+		return true;
+	for (i = 0; i < ARRAY_SIZE(words); i++)
+		if (!strcmp(s, words[i]))
+			return true;
+	return false;
+}
+
+static int load_param_error(const struct load_param *p, const char *value,
+			    char *why, size_t len)
+{
+	if (p->max ? value && valid_table_size(value, p->max) :
+		     valid_bool(value))
+		return 0;
+	if (!p->max)
+		snprintf(why, len, "invalid %s '%s' (Y, N, 1 or 0)", p->name,
+			 value);
+	else if (!value)
+		snprintf(why, len, "%s has no value (%s=...)", p->name,
+			 p->name);
+	else
+		snprintf(why, len, "invalid %s '%s' (1-%u)", p->name, value,
+			 p->max);
+	return -EINVAL;
 }
 
 int module_option_check(const struct module_option *o, char *why,
 			size_t len)
 {
 	char names[128];
+	size_t used;
 	unsigned int i;
 
 	/* The kernel's own parameters of every module. */
 	if (!strcmp(o->name, "dyndbg") || !strcmp(o->name, "async_probe"))
 		return 0;
+	for (i = 0; i < ARRAY_SIZE(load_params); i++)
+		if (!strcmp(o->name, load_params[i].name))
+			return load_param_error(&load_params[i], o->value, why,
+						len);
 	for (i = 0; i < THPNUMA_NR_SETTINGS; i++)
 		if (!strcmp(o->name, thpnuma_settings[i].name))
 			break;
-	if (i == THPNUMA_NR_SETTINGS && strcmp(o->name, "max_tasks")) {
+	if (i == THPNUMA_NR_SETTINGS) {
 		setting_names(names, sizeof(names));
+		used = strlen(names);
+		for (i = 0; i < ARRAY_SIZE(load_params) && used < sizeof(names);
+		     i++)
+			used += snprintf(names + used, sizeof(names) - used,
+					 ", %s", load_params[i].name);
 		snprintf(why, len, "unknown parameter '%s' (" MODULE_NAME
-			 " has %s, max_tasks; the kernel would ignore it)",
-			 o->name, names);
+			 " has %s; the kernel would ignore it)", o->name,
+			 names);
 		return -EINVAL;
 	}
 	if (!o->value) {
@@ -505,12 +560,5 @@ int module_option_check(const struct module_option *o, char *why,
 			 o->name);
 		return -EINVAL;
 	}
-	if (i < THPNUMA_NR_SETTINGS)
-		return setting_value_error(&thpnuma_settings[i], o->value, why,
-					   len);
-	if (valid_max_tasks(o->value))
-		return 0;
-	snprintf(why, len, "invalid max_tasks '%s' (1-%d)", o->value,
-		 MAX_TASKS_LIMIT);
-	return -EINVAL;
+	return setting_value_error(&thpnuma_settings[i], o->value, why, len);
 }

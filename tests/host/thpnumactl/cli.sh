@@ -1714,7 +1714,7 @@ expect_conf_error 2 "$mp/thpnuma.conf:5: invalid zone_reclaim 'reclaim' (0-7: a 
 expect_dry "scope=all coverage=pmd zone_reclaim=5" \
 	"--zone-reclaim replaces the bad value, the rest stays" -z 5
 printf 'options thpnuma polcy=kernel\n' > "$mp/thpnuma.conf"
-expect_conf_error 2 "$mp/thpnuma.conf:1: unknown parameter 'polcy' (thpnuma has policy, zone_reclaim, scope, coverage, budget_us, max_tasks; the kernel would ignore it)" \
+expect_conf_error 2 "$mp/thpnuma.conf:1: unknown parameter 'polcy' (thpnuma has policy, zone_reclaim, scope, coverage, budget_us, max_tasks, max_cgroups, budget_cut; the kernel would ignore it)" \
 	"an unknown parameter is refused"
 printf 'options thpnuma policy\n' > "$mp/thpnuma.conf"
 expect_conf_error 2 "$mp/thpnuma.conf:1: policy has no value (policy=...)" \
@@ -1725,6 +1725,17 @@ for pair in "0|invalid max_tasks '0' (1-65536)" "65537|invalid max_tasks '65537'
 	printf 'options thpnuma max_tasks=%s\n' "$v" > "$mp/thpnuma.conf"
 	expect_conf_error 2 "$mp/thpnuma.conf:1: $msg" "max_tasks=$v is refused"
 done
+for pair in "0|invalid max_cgroups '0' (1-65536)" "65537|invalid max_cgroups '65537' (1-65536)" \
+	"maybe|invalid budget_cut 'maybe' (Y, N, 1 or 0)"; do
+	v=${pair%%|*} msg=${pair#*|} name=${msg#invalid }
+	printf 'options thpnuma %s=%s\n' "${name%% *}" "$v" > "$mp/thpnuma.conf"
+	expect_conf_error 2 "$mp/thpnuma.conf:1: $msg" "${name%% *}=$v is refused"
+done
+# The load-time parameters stay in modprobe.d, as thpnumactl(8) says.
+printf 'options thpnuma max_cgroups=32768 budget_cut=N\n' > "$mp/thpnuma.conf"
+expect_dry 'max_cgroups=32768 budget_cut=N' "max_cgroups and budget_cut are accepted"
+printf 'options thpnuma budget-cut\n' > "$mp/thpnuma.conf"
+expect_dry 'budget-cut' "budget_cut without a value is accepted (a bool: Y)"
 printf 'options thpnuma max_tasks=2048 zone-reclaim=3 policy="kernel" dyndbg=+p\n' > "$mp/thpnuma.conf"
 expect_dry 'max_tasks=2048 zone-reclaim=3 policy="kernel" dyndbg=+p' \
 	"dashes, quotes and the kernel's own dyndbg are accepted as the kernel takes them"
