@@ -132,11 +132,6 @@ check "ipmodify reclaim: owner unloads" rmmod ipmodify_owner
 # 9. The IPMODIFY user owns shrink_node, a cut point of the budget (as a
 # livepatch of mm/vmscan.c would): refused, unless budget_cut=N leaves
 # the cut points alone.
-not_thpnumas() {
-	awk -v f="$1" '$1 == f { p = 1; print; next } /^[^ \t]/ { p = 0 } p' \
-		$T/enabled_functions | grep -q thpnuma && return 1
-	return 0
-}
 check "ipmodify cut: owner of shrink_node loads" insmod /lib/ipmodify_owner.ko sym=shrink_node
 if load_or_refused "ipmodify cut"; then
 	not_ok "ipmodify cut: thpnuma must refuse"
@@ -146,13 +141,14 @@ else
 		sh -c "dmesg | grep -q 'thpnuma: cannot hook shrink_node: .*IPMODIFY'"
 fi
 unloaded_clean "ipmodify cut, refused" owner-present
-if load_or_refused "ipmodify cut, budget_cut=N" policy=budget budget_cut=N; then
-	check "ipmodify cut, budget_cut=N: the parameter reads N" \
-		grep -qx N /sys/module/thpnuma/parameters/budget_cut
-	check "ipmodify cut, budget_cut=N: $SWAP_OUT not hooked" not_thpnumas $SWAP_OUT
-	faults_counted "ipmodify cut, budget_cut=N"
-	check "ipmodify cut, budget_cut=N: thpnuma unloads" thpnuma_unload
-fi
+check "ipmodify cut, budget_cut=N: thpnuma loads beside the owner" \
+	thpnuma_load policy=budget budget_cut=N
+check "ipmodify cut, budget_cut=N: the parameter reads N" \
+	grep -qx N /sys/module/thpnuma/parameters/budget_cut
+check "ipmodify cut, budget_cut=N: $SWAP_OUT not traced" \
+	sh -c "! grep -q '^$SWAP_OUT ' $T/enabled_functions"
+faults_counted "ipmodify cut, budget_cut=N"
+check "ipmodify cut, budget_cut=N: thpnuma unloads" thpnuma_unload
 unloaded_clean "ipmodify cut, budget_cut=N, after rmmod" owner-present
 check "ipmodify cut: owner unloads" rmmod ipmodify_owner
 # 10. A return probe on $SYM, before and after thpnuma: its trampoline

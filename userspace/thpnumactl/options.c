@@ -492,20 +492,17 @@ static bool valid_table_size(const char *s, unsigned int max)
 }
 
 /*
- * The spellings of a bool parameter that the kernel's kstrtobool() reads
- * alike on every kernel; no value is Y.
+ * What kstrtobool() takes on every supported kernel: it reads only the
+ * first character, y, n, 1 or 0 (either case), or on and off. No value
+ * is Y.
  */
 static bool valid_bool(const char *s)
 {
-	static const char *const words[] = { "Y", "N", "y", "n", "1", "0" };
-	unsigned int i;
-
 	if (!s)
 		return true;
-	for (i = 0; i < ARRAY_SIZE(words); i++)
-		if (!strcmp(s, words[i]))
-			return true;
-	return false;
+	if (*s && strchr("YyNn10", *s))
+		return true;
+	return (s[0] == 'o' || s[0] == 'O') && s[1] && strchr("NnFf", s[1]);
 }
 
 static int load_param_error(const struct load_param *p, const char *value,
@@ -515,7 +512,7 @@ static int load_param_error(const struct load_param *p, const char *value,
 		     valid_bool(value))
 		return 0;
 	if (!p->max)
-		snprintf(why, len, "invalid %s '%s' (Y, N, 1 or 0)", p->name,
+		snprintf(why, len, "invalid %s '%s' (Y, N, 1, 0, on or off)", p->name,
 			 value);
 	else if (!value)
 		snprintf(why, len, "%s has no value (%s=...)", p->name,

@@ -1726,7 +1726,8 @@ for pair in "0|invalid max_tasks '0' (1-65536)" "65537|invalid max_tasks '65537'
 	expect_conf_error 2 "$mp/thpnuma.conf:1: $msg" "max_tasks=$v is refused"
 done
 for pair in "0|invalid max_cgroups '0' (1-65536)" "65537|invalid max_cgroups '65537' (1-65536)" \
-	"maybe|invalid budget_cut 'maybe' (Y, N, 1 or 0)"; do
+	"maybe|invalid budget_cut 'maybe' (Y, N, 1, 0, on or off)" \
+	"o|invalid budget_cut 'o' (Y, N, 1, 0, on or off)"; do
 	v=${pair%%|*} msg=${pair#*|} name=${msg#invalid }
 	printf 'options thpnuma %s=%s\n' "${name%% *}" "$v" > "$mp/thpnuma.conf"
 	expect_conf_error 2 "$mp/thpnuma.conf:1: $msg" "${name%% *}=$v is refused"
@@ -1734,6 +1735,8 @@ done
 # The load-time parameters stay in modprobe.d, as thpnumactl(8) says.
 printf 'options thpnuma max_cgroups=32768 budget_cut=N\n' > "$mp/thpnuma.conf"
 expect_dry 'max_cgroups=32768 budget_cut=N' "max_cgroups and budget_cut are accepted"
+printf 'options thpnuma budget_cut=off\n' > "$mp/thpnuma.conf"
+expect_dry 'budget_cut=off' "budget_cut=off is accepted, as kstrtobool() takes it"
 printf 'options thpnuma budget-cut\n' > "$mp/thpnuma.conf"
 expect_dry 'budget-cut' "budget_cut without a value is accepted (a bool: Y)"
 printf 'options thpnuma max_tasks=2048 zone-reclaim=3 policy="kernel" dyndbg=+p\n' > "$mp/thpnuma.conf"
