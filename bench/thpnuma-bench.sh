@@ -94,11 +94,14 @@ calibrate_budget() {
 	# Under one THP's worth of swap-outs (512) the storm did not storm
 	# (kswapd kept up, or the fill fell short): half its effort would put
 	# a budget below what cheap reclaim costs on this clock.
+	uncalibrated=
 	if [ "${n:-0}" -eq 0 ]; then
-		diag "budget calibration: no effortful local attempt in the storm; budget_us=1000 (the default)"
-		BUDGET_US_VALUE=1000 calibrated=false
+		uncalibrated="no effortful local attempt in the storm"
 	elif [ "${swapouts:-0}" -lt 512 ]; then
-		diag "budget calibration: the storm swapped out ${swapouts:-0} pages, under one THP's worth; budget_us=1000 (the default)"
+		uncalibrated="the storm swapped out ${swapouts:-0} pages, under one THP's worth"
+	fi
+	if [ -n "$uncalibrated" ]; then
+		diag "budget calibration: $uncalibrated; budget_us=1000 (the default)"
 		BUDGET_US_VALUE=1000 calibrated=false
 	else
 		BUDGET_US_VALUE=$((median / 2000)) calibrated=true

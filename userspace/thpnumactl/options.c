@@ -508,18 +508,21 @@ static bool valid_bool(const char *s)
 static int load_param_error(const struct load_param *p, const char *value,
 			    char *why, size_t len)
 {
-	if (p->max ? value && valid_table_size(value, p->max) :
-		     valid_bool(value))
-		return 0;
-	if (!p->max)
-		snprintf(why, len, "invalid %s '%s' (Y, N, 1, 0, on or off)", p->name,
-			 value);
-	else if (!value)
+	if (!p->max) {
+		if (valid_bool(value))
+			return 0;
+		snprintf(why, len, "invalid %s '%s' (Y, N, 1, 0, on or off)",
+			 p->name, value);
+		return -EINVAL;
+	}
+	if (!value) {
 		snprintf(why, len, "%s has no value (%s=...)", p->name,
 			 p->name);
-	else
-		snprintf(why, len, "invalid %s '%s' (1-%u)", p->name, value,
-			 p->max);
+		return -EINVAL;
+	}
+	if (valid_table_size(value, p->max))
+		return 0;
+	snprintf(why, len, "invalid %s '%s' (1-%u)", p->name, value, p->max);
 	return -EINVAL;
 }
 
