@@ -50,40 +50,6 @@ static void pending_release(struct pending_fallback *p)
 		kfree(p);
 }
 
-struct thpnuma_fault_record thpnuma_fault_record(int node, u64 config,
-						 bool overridden,
-						 enum thpnuma_action action,
-						 unsigned int kind,
-						 unsigned int order)
-{
-	struct thpnuma_config cfg = thpnuma_config_unpack(config);
-
-	return (struct thpnuma_fault_record) {
-		.node		= node,
-		.nid		= NUMA_NO_NODE,
-		.policy		= cfg.policy,
-		.zone_reclaim	= cfg.zone_reclaim,
-		.budget_us	= cfg.budget_us,
-		.override	= overridden,
-		.action		= action,
-		.result		= THPNUMA_RESULT_NONE,
-		.kind		= kind,
-		.order		= order,
-	};
-}
-
-void thpnuma_record_result(struct thpnuma_fault_record *r,
-			   struct thpnuma_thp *thp)
-{
-	if (!thp) {
-		r->result = THPNUMA_RESULT_FALLBACK;
-		return;
-	}
-	r->nid = thpnuma_thp_nid(thp);
-	r->result = r->nid == r->node ? THPNUMA_RESULT_LOCAL :
-					THPNUMA_RESULT_REMOTE;
-}
-
 void notrace thpnuma_trace_passthrough(int node, u64 config, bool overridden,
 				       const struct thpnuma_fault *fault,
 				       unsigned int order)

@@ -6,17 +6,42 @@
 #ifndef THPNUMA_ACCOUNT_H
 #define THPNUMA_ACCOUNT_H
 
+#include <linux/numa.h>
 #include "thpnuma.h"
 
 /* A THP fault's record before its allocation: who, where, what rules. */
-struct thpnuma_fault_record thpnuma_fault_record(int node, u64 config,
-						 bool overridden,
-						 enum thpnuma_action action,
-						 unsigned int kind,
-						 unsigned int order);
-/* Where the THP came from (NULL: nowhere), for the record. */
-void thpnuma_record_result(struct thpnuma_fault_record *r,
-			   struct thpnuma_thp *thp);
+static inline struct thpnuma_fault_record
+thpnuma_fault_record(int node, u64 config, bool overridden,
+		     enum thpnuma_action action, unsigned int kind,
+		     unsigned int order)
+{
+	struct thpnuma_config cfg = thpnuma_config_unpack(config);
+
+	return (struct thpnuma_fault_record) {
+		.node		= node,
+		.nid		= NUMA_NO_NODE,
+		.policy		= cfg.policy,
+		.zone_reclaim	= cfg.zone_reclaim,
+		.budget_us	= cfg.budget_us,
+		.override	= overridden,
+		.action		= action,
+		.result		= THPNUMA_RESULT_NONE,
+		.kind		= kind,
+		.order		= order,
+	};
+}
+
+/* The node the THP came from (NUMA_NO_NODE: none), for the record. */
+static inline void thpnuma_record_result(struct thpnuma_fault_record *r,
+					 int nid)
+{
+	r->nid = nid;
+	if (nid == NUMA_NO_NODE)
+		r->result = THPNUMA_RESULT_FALLBACK;
+	else
+		r->result = nid == r->node ? THPNUMA_RESULT_LOCAL :
+					     THPNUMA_RESULT_REMOTE;
+}
 
 /* A fault that ends with this attempt (the anonymous PMD fault). */
 void thpnuma_account_fault(const struct thpnuma_fault_record *r,

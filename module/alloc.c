@@ -260,7 +260,8 @@ static struct thpnuma_thp *hooked_alloc(gfp_t gfp, unsigned long decided,
 	record->alloc_ns = ktime_get_ns() - start;
 	if (action == THPNUMA_ACT_STRICT_LOCAL)
 		record->local_ns = record->alloc_ns;
-	thpnuma_record_result(record, thp);
+	thpnuma_record_result(record, thp ? thpnuma_thp_nid(thp) :
+					    NUMA_NO_NODE);
 	trace_thp_fault(record);
 	/* The anonymous PMD fault makes one attempt; its fallback is final. */
 	if (kind == THPNUMA_KIND_ANON && order == HPAGE_PMD_ORDER)

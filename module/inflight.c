@@ -10,12 +10,24 @@
 
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include "inflight.h"
 
 /* Enough buckets that a chain stays short with every CPU faulting. */
 #define TASK_HASH_MIN_BUCKETS	1024
 
+/*
+ * Lets the VM tests crowd a few buckets, so that allocations in flight go
+ * on the locked lists as well as in the slots.
+ */
+static unsigned int test_task_hash_bits;
+module_param(test_task_hash_bits, uint, 0400);
+MODULE_PARM_DESC(test_task_hash_bits,
+		 "For tests only: 2^N buckets in the per-task tables (1-10; 0: sized by the CPUs)");
+
+struct inflight_slot *thpnuma_inflight_slots;
 static struct hlist_bl_head *inflight_buckets;
 struct hlist_bl_head *thpnuma_pending_buckets;
 unsigned int thpnuma_task_hash_bits;
@@ -63,14 +75,14 @@ static struct task_entry *entry_find(struct hlist_bl_head *head,
 	return found;
 }
 
-void inflight_enter(struct inflight_alloc *alloc)
+/* Another task holds the bucket's slot (or this one, nested). */
+void inflight_enter_listed(struct inflight_alloc *alloc)
 {
-	alloc->local_effort = NO_LOCAL_ATTEMPT;
-	alloc->reclaim_node = NUMA_NO_NODE;
+	alloc->slot = NULL;
 	entry_add(inflight_bucket(current), &alloc->entry);
 }
 
-void inflight_exit(struct inflight_alloc *alloc)
+void inflight_exit_listed(struct inflight_alloc *alloc)
 {
 	struct hlist_bl_head *head = inflight_bucket(alloc->entry.task);
 
@@ -79,12 +91,20 @@ void inflight_exit(struct inflight_alloc *alloc)
 	hlist_bl_unlock(head);
 }
 
+/*
+ * The listed allocation first: a task that holds the slot lists an
+ * allocation nested in it (no fault path nests them).
+ */
 struct inflight_alloc *inflight_find(void)
 {
-	struct task_entry *e = entry_find(inflight_bucket(current), current,
-					  false);
+	unsigned int bucket = hash_ptr(current, thpnuma_task_hash_bits);
+	struct inflight_slot *slot = &thpnuma_inflight_slots[bucket];
+	struct task_entry *e;
 
-	return e ? container_of(e, struct inflight_alloc, entry) : NULL;
+	e = entry_find(&inflight_buckets[bucket], current, false);
+	if (e)
+		return container_of(e, struct inflight_alloc, entry);
+	return READ_ONCE(slot->task) == current ? slot->alloc : NULL;
 }
 
 struct pending_fallback *pending_take(struct task_struct *task)
@@ -117,8 +137,10 @@ static void tables_free(void)
 {
 	kvfree(thpnuma_pending_buckets);
 	kvfree(inflight_buckets);
+	kvfree(thpnuma_inflight_slots);
 	thpnuma_pending_buckets = NULL;
 	inflight_buckets = NULL;
+	thpnuma_inflight_slots = NULL;
 }
 
 int thpnuma_inflight_init(void)
@@ -127,12 +149,18 @@ int thpnuma_inflight_init(void)
 				TASK_HASH_MIN_BUCKETS);
 
 	thpnuma_task_hash_bits = order_base_2(nr);
+	if (test_task_hash_bits)
+		thpnuma_task_hash_bits = clamp(test_task_hash_bits, 1U, 10U);
 	inflight_buckets = kvcalloc(1u << thpnuma_task_hash_bits,
 				    sizeof(*inflight_buckets), GFP_KERNEL);
+	thpnuma_inflight_slots = kvcalloc(1u << thpnuma_task_hash_bits,
+					  sizeof(*thpnuma_inflight_slots),
+					  GFP_KERNEL);
 	thpnuma_pending_buckets = kvcalloc(1u << thpnuma_task_hash_bits,
 					   sizeof(*thpnuma_pending_buckets),
 					   GFP_KERNEL);
-	if (!inflight_buckets || !thpnuma_pending_buckets) {
+	if (!inflight_buckets || !thpnuma_inflight_slots ||
+	    !thpnuma_pending_buckets) {
 		tables_free();
 		return -ENOMEM;
 	}

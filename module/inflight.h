@@ -3,7 +3,9 @@
  * The per-task tables: hooked allocations in flight, and faults with a
  * pending fallback. Both are hashed by task; only a task itself adds,
  * finds or removes its entries, so a lookup reads one bucket head when no
- * task hashing there has one.
+ * task hashing there has one. An allocation in flight takes its bucket's
+ * slot without a lock when no other task holds it, and goes on the
+ * bucket's locked list when one does.
  */
 #ifndef THPNUMA_INFLIGHT_H
 #define THPNUMA_INFLIGHT_H
@@ -22,9 +24,16 @@ struct task_entry {
 	struct task_struct *task;
 };
 
+/* A bucket's slot: one task's allocation in flight, claimed by cmpxchg. */
+struct inflight_slot {
+	struct task_struct *task;
+	struct inflight_alloc *alloc;
+};
+
 /* A hooked allocation, on its task's stack for exactly its duration. */
 struct inflight_alloc {
 	struct task_entry entry;
+	struct inflight_slot *slot;	/* NULL: on the bucket's list */
 	int local_effort;	/* zone_reclaim during the local attempt */
 	int reclaim_node;	/* first node direct reclaim scanned */
 	/*
@@ -49,6 +58,7 @@ struct pending_fallback {
 	struct thpnuma_fault_record record;
 };
 
+extern struct inflight_slot *thpnuma_inflight_slots;
 extern struct hlist_bl_head *thpnuma_pending_buckets;
 extern unsigned int thpnuma_task_hash_bits;
 /* Pending fallbacks in the table; written only by faults that failed. */
@@ -70,8 +80,40 @@ static __always_inline bool pending_maybe(struct task_struct *task)
 	       !hlist_bl_empty(pending_bucket(task));
 }
 
-void inflight_enter(struct inflight_alloc *alloc);
-void inflight_exit(struct inflight_alloc *alloc);
+void inflight_enter_listed(struct inflight_alloc *alloc);
+void inflight_exit_listed(struct inflight_alloc *alloc);
+
+/*
+ * Every THP attempt enters and exits: in the slot, one cmpxchg and one
+ * store. Only @alloc's task reads the slot's alloc, once it finds its own
+ * task there, so the release store at exit is all another task needs.
+ */
+static __always_inline void inflight_enter(struct inflight_alloc *alloc)
+{
+	struct inflight_slot *slot =
+		&thpnuma_inflight_slots[hash_ptr(current, thpnuma_task_hash_bits)];
+
+	alloc->local_effort = NO_LOCAL_ATTEMPT;
+	alloc->reclaim_node = NUMA_NO_NODE;
+	if (likely(!READ_ONCE(slot->task)) &&
+	    likely(!cmpxchg(&slot->task, NULL, current))) {
+		slot->alloc = alloc;
+		alloc->slot = slot;
+		return;
+	}
+	inflight_enter_listed(alloc);
+}
+
+static __always_inline void inflight_exit(struct inflight_alloc *alloc)
+{
+	if (likely(alloc->slot)) {
+		/* The next owner's stores to the slot come after ours. */
+		smp_store_release(&alloc->slot->task, NULL);
+	} else {
+		inflight_exit_listed(alloc);
+	}
+}
+
 /* The current task's hooked allocation, if any (compaction, reclaim). */
 struct inflight_alloc *inflight_find(void);
 

@@ -14,6 +14,10 @@
  *   most the kernel's allocstall;
  * - probe_missed stays 0.
  *
+ * Once more with two buckets in the module's per-task tables
+ * (test_task_hash_bits=1): most allocations in flight share a bucket, so
+ * they go on its locked list while another holds its slot.
+ *
  * Env: INFLIGHT_THREADS (default 64), INFLIGHT_THPS per thread (default 2).
  */
 #include <pthread.h>
@@ -61,7 +65,8 @@ static long allocstall(void)
 	return sum;
 }
 
-static void run(const char *policy)
+/* @name: @policy, or what @extra (more parameters) changes. */
+static void run(const char *name, const char *policy, const char *extra)
 {
 	struct thpnuma_stats a = { 0 }, b = { 0 };
 	const long faults = (long)nr_threads * thps_per_thread;
@@ -69,23 +74,24 @@ static void run(const char *policy)
 	uint64_t local, remote, fallback, stall;
 	pthread_t tid[nr_threads];
 	void *maps[nr_threads];
-	char params[96];
+	char params[128];
 	pid_t fill;
 
-	snprintf(params, sizeof(params), "policy=%s zone_reclaim=7", policy);
+	snprintf(params, sizeof(params), "policy=%s zone_reclaim=7 %s", policy,
+		 extra);
 	if (module_fresh_load(params)) {
-		ksft_test_result_fail("%s: module loads\n", policy);
+		ksft_test_result_fail("%s: module loads\n", name);
 		return;
 	}
 	fill = start_locked_fill();
 	if (fill < 0) {
-		ksft_test_result_fail("%s: node 0 filled\n", policy);
+		ksft_test_result_fail("%s: node 0 filled\n", name);
 		module_unload();
 		return;
 	}
 	user_zones_kb(0, &free_kb, &low_kb);
 	ksft_print_msg("%s: node 0 free %ld kB (low watermark %ld kB)\n",
-		       policy, free_kb, low_kb);
+		       name, free_kb, low_kb);
 
 	atomic_store(&most_in_fault, 0);
 	pthread_barrier_init(&start_line, NULL, nr_threads + 1);
@@ -112,29 +118,29 @@ static void run(const char *policy)
 	ksft_print_msg("%s: %d threads, up to %d faulting at once; local %" PRIu64
 		       " remote %" PRIu64 " fallback %" PRIu64
 		       "; node 0 reclaim_stall %" PRIu64 "; kernel: thp_fault_alloc +%ld fallback +%ld allocstall +%ld\n",
-		       policy, nr_threads, atomic_load(&most_in_fault), local,
+		       name, nr_threads, atomic_load(&most_in_fault), local,
 		       remote, fallback, stall, alloc0, fallback0, stall0);
 
 	ksft_test_result(local + remote + fallback == (uint64_t)faults,
-			 "%s: every one of %ld hooked faults counted\n", policy, faults);
+			 "%s: every one of %ld hooked faults counted\n", name, faults);
 	ksft_test_result(local + remote == (uint64_t)alloc0 &&
 			 fallback == (uint64_t)fallback0,
 			 "%s: THP counters equal thp_fault_alloc and thp_fault_fallback\n",
-			 policy);
+			 name);
 	ksft_test_result(stall >= remote + fallback,
 			 "%s: every fault not placed locally reclaimed on node 0 first (%" PRIu64 " >= %" PRIu64 ")\n",
-			 policy, stall, remote + fallback);
+			 name, stall, remote + fallback);
 	ksft_test_result(stat_delta_all(&a, &b, THPNUMA_RECLAIM_STALL) <= (uint64_t)stall0,
-			 "%s: reclaim_stall within the kernel's allocstall\n", policy);
+			 "%s: reclaim_stall within the kernel's allocstall\n", name);
 	ksft_test_result(read_probe_missed() == missed0,
-			 "%s: probe_missed unchanged (%ld)\n", policy, read_probe_missed());
+			 "%s: probe_missed unchanged (%ld)\n", name, read_probe_missed());
 
 	for (int i = 0; i < nr_threads; i++)
 		munmap(maps[i], thps_per_thread * HPAGE_SIZE);
 	stop_hog(fill);
 	stats_free(&a);
 	stats_free(&b);
-	ksft_test_result(module_unload() == 0, "%s: module unloads\n", policy);
+	ksft_test_result(module_unload() == 0, "%s: module unloads\n", name);
 }
 
 int main(void)
@@ -145,14 +151,16 @@ int main(void)
 	nr_threads = env_long("INFLIGHT_THREADS", 64);
 	thps_per_thread = env_long("INFLIGHT_THPS", 2);
 	ksft_print_header();
-	ksft_set_plan(6 * ARRAY_SIZE(policies));
+	ksft_set_plan(6 * (ARRAY_SIZE(policies) + 1));
 	require_node(1);
 	thp_knobs_save(&knobs);
 	thp_knobs_quiet("madvise", "madvise");
 	/* Every thread on node 0's CPU: they queue on one CPU's runqueue. */
 	pin_to_node(0);
 	for (size_t i = 0; i < ARRAY_SIZE(policies); i++)
-		run(policies[i]);
+		run(policies[i], policies[i], "");
+	run("local-then-remote, 2 buckets", "local-then-remote",
+	    "test_task_hash_bits=1");
 	thp_knobs_restore(&knobs);
 	ksft_finished();
 }
