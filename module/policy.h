@@ -262,9 +262,61 @@ struct thpnuma_fault {
 	bool local_disallowed;	/* the task's cpuset excludes the local node */
 };
 
+/*
+ * shmem and tmpfs huge pages are always asked for: by the mount's huge=
+ * option, shmem_enabled, or the advice the kernel already checked.
+ */
+static inline bool thpnuma_madvised(const struct thpnuma_fault *f)
+{
+	return f->kind == THPNUMA_KIND_SHMEM || f->madvised;
+}
+
 /* Whether @coverage includes the kind and order of @f. */
-bool thpnuma_covers(unsigned int coverage, const struct thpnuma_fault *f);
-enum thpnuma_action thpnuma_decide(u64 config, const struct thpnuma_fault *f);
+static inline bool thpnuma_covers(unsigned int coverage,
+				  const struct thpnuma_fault *f)
+{
+	switch ((enum thpnuma_coverage)coverage) {
+	case THPNUMA_COVERAGE_PMD:
+		return f->kind == THPNUMA_KIND_ANON && f->pmd_order;
+	case THPNUMA_COVERAGE_PMD_MTHP:
+		return f->kind != THPNUMA_KIND_SHMEM;
+	case THPNUMA_COVERAGE_ALL:
+		break;
+	}
+	return true;
+}
+
+/* What the hook does with @f under @config; inline on the fault path. */
+static inline enum thpnuma_action
+thpnuma_decide(u64 config, const struct thpnuma_fault *f)
+{
+	struct thpnuma_config cfg = thpnuma_config_unpack(config);
+
+	if (!f->thp_fault || !thpnuma_covers(cfg.coverage, f))
+		return THPNUMA_ACT_IGNORE;
+	if (cfg.scope == THPNUMA_SCOPE_MADVISE && !thpnuma_madvised(f))
+		return THPNUMA_ACT_IGNORE;
+	/*
+	 * An explicit memory policy is the user's word: it wins. So does a
+	 * cpuset that keeps the task off its CPU's node: there is no local
+	 * node to prefer, and strict-local would never get a THP.
+	 */
+	if (f->has_mempolicy || f->local_disallowed)
+		return THPNUMA_ACT_PASSTHROUGH;
+
+	switch ((enum thpnuma_policy)cfg.policy) {
+	case THPNUMA_POLICY_KERNEL:
+		break;
+	case THPNUMA_POLICY_STRICT_LOCAL:
+		return THPNUMA_ACT_STRICT_LOCAL;
+	case THPNUMA_POLICY_LOCAL_THEN_REMOTE:
+		return THPNUMA_ACT_LOCAL_THEN_REMOTE;
+	case THPNUMA_POLICY_BUDGET:
+		return THPNUMA_ACT_BUDGET;
+	}
+	/* The kernel policy, and no other value reaches the word. */
+	return THPNUMA_ACT_COUNT_ONLY;
+}
 
 /* Why a THP fault was left to the kernel, for its trace event. */
 #define THPNUMA_PASSTHROUGH_REASONS(EM, EMe)				\
