@@ -39,8 +39,9 @@ part dkms "$top/tests/dkms/check-dkms.sh" $kernels
 part deb "$top/tests/deb/check-deb.sh"
 # CI adds the long safety tests, so that one total line covers both; on
 # their kernels, check-vm then leaves their quick forms to them.
-part vm make -s -C "$top" check-vm ${CHECK_STRESS:+STRESS_FOLLOWS=1}
-[ -n "${CHECK_STRESS:-}" ] && part stress make -s -C "$top" check-stress
+# make check made the images just before: the parts do not remake them.
+part vm make -s -C "$top" check-vm THPNUMA_PREPARED=1 ${CHECK_STRESS:+STRESS_FOLLOWS=1}
+[ -n "${CHECK_STRESS:-}" ] && part stress make -s -C "$top" check-stress THPNUMA_PREPARED=1
 
 # The failures again, so that the end of a long log names them.
 if [ "$failed" -ne 0 ]; then

@@ -58,16 +58,17 @@ $(BUILD)/%/conformance/selftests/LIST: $(TOP)/tools/build/conformance-selftests.
 # its `core` lines on the others. STRESS_FOLLOWS=1 (make check with
 # CHECK_STRESS) leaves out, on STRESS_KERNELS, the quick forms that
 # check-stress runs long right after.
-check-vm: initramfs
+check-vm: $(if $(THPNUMA_PREPARED),,initramfs)
 	python3 $(TOP)/tools/vm/harness.py --self-test --kernels $(SUPPORTED_KERNELS) \
 		$(if $(CORE_KERNELS),--core-kernels $(CORE_KERNELS)) \
 		$(if $(STRESS_FOLLOWS),--long-forms $(TOP)/tests/guest/MANIFEST.stress \
 			--long-form-kernels $(STRESS_KERNELS))
 
 # Long forms of the safety tests (tests/guest/MANIFEST.stress), on
-# STRESS_KERNELS.
-check-stress: deps
-	$(MAKE) -f $(TOP)/Makefile $(addprefix initramfs-,$(STRESS_KERNELS))
+# STRESS_KERNELS. THPNUMA_PREPARED=1 (from make check, which made them):
+# no packages and images again.
+check-stress: $(if $(THPNUMA_PREPARED),,deps)
+	$(if $(THPNUMA_PREPARED),,$(MAKE) -f $(TOP)/Makefile $(addprefix initramfs-,$(STRESS_KERNELS)))
 	python3 $(TOP)/tools/vm/harness.py --manifest $(TOP)/tests/guest/MANIFEST.stress \
 		--logs $(BUILD)/vm-logs-stress --kernels $(STRESS_KERNELS)
 

@@ -56,8 +56,8 @@ done
 # name, timeout (s), arguments: sized for TCG (see README "Safety tests").
 # A name's part before "@" is the program: khugepaged runs once per mode.
 # 5.10 has no split_huge_page_test nor migration test, and its
-# transhuge-stress runs until stopped, as 6.1's does: at 10 s, as long as
-# 7.x's -d 10. Shmem THP: khugepaged all:shmem (6.1 on),
+# transhuge-stress runs until stopped, as 6.1's does: at 5 s, as long as
+# 7.x's -d 5. Shmem THP: khugepaged all:shmem (6.1 on),
 # split_huge_page_test (tmpfs huge=); tmpfs huge=advise: khugepaged
 # all:file on the mount conformance.sh makes; mTHP (6.8 on): cow,
 # khugepaged -s (anon and shmem sizes) and -c (mTHP collapse). They set
@@ -66,11 +66,11 @@ done
 # about 1 min per run on an idle host and over 4 on a busy one, five runs
 # per boot: it alone took .ci/run past 60 minutes.
 case $ver in
-5.10) tests="transhuge-stress:10:64 khugepaged:600 compaction_test:300" ;;
-6.1) tests="transhuge-stress:10:64 split_huge_page_test:900 khugepaged:600
+5.10) tests="transhuge-stress:5:64 khugepaged:600 compaction_test:300" ;;
+6.1) tests="transhuge-stress:5:64 split_huge_page_test:900 khugepaged:600
 	khugepaged@shmem:300:all:shmem khugepaged@tmpfs:300:all:file,/tmp/thp-tmpfs
 	migration:300 compaction_test:300" ;;
-*) tests="transhuge-stress:60:-d,10,64 split_huge_page_test:900 khugepaged:600
+*) tests="transhuge-stress:60:-d,5,64 split_huge_page_test:900 khugepaged:600
 	khugepaged@shmem:300:all:shmem khugepaged@tmpfs:300:all:file,/tmp/thp-tmpfs
 	khugepaged@mthp:300:-s,2
 	khugepaged@shmem-mthp:300:-s,4,all:shmem

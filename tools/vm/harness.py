@@ -108,10 +108,10 @@ def read_manifest(path):
 
 def quick_forms_replaced(manifest, long_manifest):
     """The entries of manifest that a line of long_manifest replaces: the
-    same program on the same topology (its long form runs later in the
-    same make check, so the quick form would only repeat part of it)."""
-    longer = {(e[0], test_command(e[2])[0]) for e in long_manifest}
-    return [e for e in manifest if (e[0], test_command(e[2])[0]) in longer]
+    same program, on any topology (its long form runs later in the same
+    make check, so the quick form would only repeat part of it)."""
+    longer = {test_command(e[2])[0] for e in long_manifest}
+    return [e for e in manifest if test_command(e[2])[0] in longer]
 
 
 def test_command(name):
@@ -570,7 +570,7 @@ def main():
     ap.add_argument("--only", help="run only tests whose name contains this")
     ap.add_argument("--long-forms", metavar="MANIFEST",
                     help="on --long-form-kernels, leave out the tests this manifest "
-                    "has a long form of (same program and topology): they run next")
+                    "has a long form of (the same program): they run next")
     ap.add_argument("--long-form-kernels", nargs="+", default=[])
     ap.add_argument("--self-test", action="store_true")
     ap.add_argument("--jobs", type=int, default=2)
@@ -608,12 +608,15 @@ def main():
     results = []
     start = time.time()
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(run_boot, k, t, tests, z,
-                               os.path.join(args.logs, "zram" if z else "plain"),
-                               boot_args=b)
-                   for k, t, tests, z, b in boots]
+        # The self-tests first: their boots are short, and last they
+        # would leave one worker idle at the end.
+        futures = []
         if args.self_test:
             futures.append(pool.submit(lambda: (self_test(args.kernels[0], args.logs), None, None)))
+        futures += [pool.submit(run_boot, k, t, tests, z,
+                                os.path.join(args.logs, "zram" if z else "plain"),
+                                boot_args=b)
+                    for k, t, tests, z, b in boots]
         # As they end, so that a boot that hangs holds back no other's.
         for f in concurrent.futures.as_completed(futures):
             res = f.result()[0]

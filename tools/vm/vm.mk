@@ -1,7 +1,7 @@
 # The tools around the tests: host packages, the pinned kernels, the
 # guest initramfs images, and make demo / make trace-demo. Included by the
 # top-level Makefile after tests/tests.mk (the images hold the guest tests).
-.PHONY: deps deps-demo initramfs demo demo-initramfs trace-demo trace-demo-initramfs
+.PHONY: deps deps-demo initramfs chroots demo demo-initramfs trace-demo trace-demo-initramfs
 
 deps:
 	$(TOP)/tools/build/install-deps.sh
@@ -17,7 +17,17 @@ $(foreach k,$(SUPPORTED_KERNELS),.cache/kernels/$(k)/boot/vmlinuz-$(k)): .cache/
 initramfs-%: .cache/kernels/$$*/boot/vmlinuz-$$* $(BUILD)/%/lib/thpnuma.ko $(BUILD)/%/lib/test-modules.stamp guest-bin $$(if $$(filter $$*,$(CONFORMANCE_KERNELS)),$(BUILD)/$$*/conformance/selftests/LIST)
 	$(TOP)/tools/vm/mkinitramfs.sh $* $(BUILD)/$*/lib $(GUEST_BIN) $(BUILD)/$*/initramfs.cpio
 
-initramfs: $(addprefix initramfs-,$(SUPPORTED_KERNELS))
+initramfs: chroots $(addprefix initramfs-,$(SUPPORTED_KERNELS))
+
+# The chroots the CHROOT_KERNELS build in, first and two at a time under
+# make -j2: the builds that need one wait on its lock (mkchroot.sh), so
+# otherwise both jobs wait on the same debootstrap.
+suite_of = $(if $(KERNEL_SUITE),$(shell $(KERNEL_SUITE) --builder $1))
+CHROOT_SUITES = $(sort $(foreach k,$(CHROOT_KERNELS),$(call suite_of,$(k))))
+chroots: $$(addprefix chroot-,$$(CHROOT_SUITES))
+
+chroot-%:
+	$(TOP)/tools/build/mkchroot.sh $* $(strip $(foreach k,$(CHROOT_KERNELS),$(if $(filter $*,$(call suite_of,$(k))),$(k)))) >/dev/null
 
 # make demo builds and installs only what its one boot runs: the module
 # for the demo kernel (the first of FULL_KERNELS, or make demo
