@@ -93,7 +93,9 @@ void inflight_exit_listed(struct inflight_alloc *alloc)
 
 /*
  * The listed allocation first: a task that holds the slot lists an
- * allocation nested in it (no fault path nests them).
+ * allocation nested in it. No fault path nests them; if one did, an
+ * outer allocation listed while another task held the slot would be
+ * found before an inner one in the slot.
  */
 struct inflight_alloc *inflight_find(void)
 {

@@ -2,10 +2,11 @@
 /*
  * The per-task tables: hooked allocations in flight, and faults with a
  * pending fallback. Both are hashed by task; only a task itself adds,
- * finds or removes its entries, so a lookup reads one bucket head when no
- * task hashing there has one. An allocation in flight takes its bucket's
- * slot without a lock when no other task holds it, and goes on the
- * bucket's locked list when one does.
+ * finds or removes its entries. An allocation in flight takes its
+ * bucket's slot without a lock when no other task holds it, and goes on
+ * the bucket's locked list when one does: a lookup reads the list's head
+ * and the slot when no task hashing there has one, a pending fallback's
+ * lookup the list's head.
  */
 #ifndef THPNUMA_INFLIGHT_H
 #define THPNUMA_INFLIGHT_H

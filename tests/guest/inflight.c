@@ -134,6 +134,17 @@ static void run(const char *name, const char *policy, const char *extra)
 			 "%s: reclaim_stall within the kernel's allocstall\n", name);
 	ksft_test_result(read_probe_missed() == missed0,
 			 "%s: probe_missed unchanged (%ld)\n", name, read_probe_missed());
+	if (*extra) {
+		/* The locked lists were in use: more faults than buckets. */
+		char bits[16] = "";
+		int most = atomic_load(&most_in_fault);
+
+		read_file("/sys/module/thpnuma/parameters/test_task_hash_bits",
+			  bits, sizeof(bits));
+		ksft_test_result(atoi(bits) == 1 && most > 2,
+				 "%s: %d faults in flight at once, in 2^%d buckets\n",
+				 name, most, atoi(bits));
+	}
 
 	for (int i = 0; i < nr_threads; i++)
 		munmap(maps[i], thps_per_thread * HPAGE_SIZE);
@@ -151,7 +162,7 @@ int main(void)
 	nr_threads = env_long("INFLIGHT_THREADS", 64);
 	thps_per_thread = env_long("INFLIGHT_THPS", 2);
 	ksft_print_header();
-	ksft_set_plan(6 * (ARRAY_SIZE(policies) + 1));
+	ksft_set_plan(6 * ARRAY_SIZE(policies) + 7);
 	require_node(1);
 	thp_knobs_save(&knobs);
 	thp_knobs_quiet("madvise", "madvise");

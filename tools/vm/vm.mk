@@ -21,13 +21,14 @@ initramfs: chroots $(addprefix initramfs-,$(SUPPORTED_KERNELS))
 
 # The chroots the CHROOT_KERNELS build in, first and two at a time under
 # make -j2: the builds that need one wait on its lock (mkchroot.sh), so
-# otherwise both jobs wait on the same debootstrap.
+# otherwise both jobs wait on the same debootstrap. A chroot made before
+# is left to those builds, which install a new kernel's headers in it.
 suite_of = $(if $(KERNEL_SUITE),$(shell $(KERNEL_SUITE) --builder $1))
 CHROOT_SUITES = $(sort $(foreach k,$(CHROOT_KERNELS),$(call suite_of,$(k))))
 chroots: $$(addprefix chroot-,$$(CHROOT_SUITES))
 
 chroot-%:
-	$(TOP)/tools/build/mkchroot.sh $* $(strip $(foreach k,$(CHROOT_KERNELS),$(if $(filter $*,$(call suite_of,$(k))),$(k)))) >/dev/null
+	[ -f $(TOP)/.cache/chroots/$*/.complete ] || $(TOP)/tools/build/mkchroot.sh $* $(strip $(foreach k,$(CHROOT_KERNELS),$(if $(filter $*,$(call suite_of,$(k))),$(k)))) >/dev/null
 
 # make demo builds and installs only what its one boot runs: the module
 # for the demo kernel (the first of FULL_KERNELS, or make demo
