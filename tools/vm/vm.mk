@@ -28,7 +28,7 @@ CHROOT_SUITES = $(sort $(foreach k,$(CHROOT_KERNELS),$(call suite_of,$(k))))
 chroots: $$(addprefix chroot-,$$(CHROOT_SUITES))
 
 chroot-%:
-	[ -f $(TOP)/.cache/chroots/$*/.complete ] || $(TOP)/tools/build/mkchroot.sh $* $(strip $(foreach k,$(CHROOT_KERNELS),$(if $(filter $*,$(call suite_of,$(k))),$(k)))) >/dev/null
+	[ -f $(TOP)/.cache/chroots/$*/.complete ] || $(TOP)/tools/build/mkchroot.sh $* $(filter $(CHROOT_KERNELS),$(shell $(KERNEL_SUITE) --list $*)) >/dev/null
 
 # make demo builds and installs only what its one boot runs: the module
 # for the demo kernel (the first of FULL_KERNELS, or make demo
