@@ -76,6 +76,13 @@ static gfp_t cheap_local_gfp(gfp_t gfp)
 }
 
 /*
+ * Local attempts with a deadline now; while none has, the cut points
+ * return at their entry (tramp.S). Only budget attempts that may reclaim
+ * write it.
+ */
+atomic_t thpnuma_budget_deadlines = ATOMIC_INIT(0);
+
+/*
  * The local attempt of local-then-remote and budget, with @local_gfp and
  * the reclaim hook held to @zone_reclaim; its time goes in the record.
  * With @budget_ns, its reclaim stops once it has taken that long.
@@ -89,9 +96,15 @@ static struct thpnuma_thp *try_local(gfp_t local_gfp, int order, int local,
 	u64 start = ktime_get_ns();
 
 	inflight->local_effort = zone_reclaim;
-	inflight->deadline_ns = budget_ns ? start + budget_ns : 0;
+	if (budget_ns) {
+		inflight->deadline_ns = start + budget_ns;
+		atomic_inc(&thpnuma_budget_deadlines);
+	}
 	thp = thpnuma_thp_alloc(local_gfp, order, local, NULL);
-	inflight->deadline_ns = 0;
+	if (budget_ns) {
+		atomic_dec(&thpnuma_budget_deadlines);
+		inflight->deadline_ns = 0;
+	}
 	inflight->local_effort = NO_LOCAL_ATTEMPT;
 	record->local_ns = ktime_get_ns() - start;
 	record->local_attempt = thp ? THPNUMA_LOCAL_SUCCEEDED :

@@ -6,6 +6,7 @@
 #ifndef THPNUMA_ALLOC_H
 #define THPNUMA_ALLOC_H
 
+#include <linux/atomic.h>
 #include <linux/ptrace.h>
 #include "thpnuma.h"
 
@@ -51,6 +52,8 @@ unsigned long thpnuma_replacement(enum thpnuma_action action);
 
 /* try_to_free_pages(): a local attempt reclaims only what its bits allow. */
 void thpnuma_reclaim_hook(struct pt_regs *regs);
+/* Budget attempts whose reclaim may be cut (tramp.S reads it). */
+extern atomic_t thpnuma_budget_deadlines;
 /* A cut point (@swap_out: the swap-out), in a budget attempt. */
 void thpnuma_budget_cut_hook(struct pt_regs *regs, bool swap_out);
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The THP fault hook, on each call of a hooked allocator (from tramp.S)
- * and of try_to_free_pages(): it tells THP faults of each kind (the paths)
- * from every other call, decides, and sends a THP allocation to the
- * replacement of the decided action (alloc.c). install.c puts it in place.
+ * The THP fault hook, on each call of a hooked allocator (from tramp.S):
+ * it tells THP faults of each kind (the paths) from every other call,
+ * decides, and sends a THP allocation to the replacement of the decided
+ * action (alloc.c). Also the entries of try_to_free_pages() and of the
+ * budget's cut points. install.c puts them in place.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -250,15 +251,19 @@ void notrace thpnuma_alloc_hook_regs(struct pt_regs *regs,
 		thpnuma_unmatched_call(parent_ip, order);
 }
 
+/* A call of a cut point, from tramp.S, while a budget has a deadline. */
+void notrace thpnuma_cut_hook_regs(struct pt_regs *regs, unsigned long ret_ip,
+				   unsigned long parent_ip)
+{
+	thpnuma_budget_cut_hook(regs, returns_after_fentry(HOOK_SWAP_OUT,
+							   ret_ip));
+}
+
+/* try_to_free_pages(), the only function thpnuma_ops traces. */
 void notrace thpnuma_ftrace_callback(unsigned long ip, unsigned long parent_ip,
 				     struct ftrace_ops *op,
 				     struct THPNUMA_FTRACE_REGS *fregs)
 {
-	struct pt_regs *regs = thpnuma_ftrace_regs(fregs);
-
-	if (fentry_of(HOOK_RECLAIM, ip))
-		thpnuma_reclaim_hook(regs);
-	else
-		thpnuma_budget_cut_hook(regs, fentry_of(HOOK_SWAP_OUT, ip));
+	thpnuma_reclaim_hook(thpnuma_ftrace_regs(fregs));
 }
 

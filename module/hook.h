@@ -61,7 +61,7 @@ enum { PATH_ANON_PMD, PATH_ANON_MTHP, PATH_SHMEM, PATH_SWAPIN, NR_PATHS };
 
 extern struct thp_path thp_paths[NR_PATHS];
 
-/* The ftrace callback of try_to_free_pages() and the cut points (hook.c). */
+/* The ftrace callback of try_to_free_pages() (hook.c). */
 void thpnuma_ftrace_callback(unsigned long ip, unsigned long parent_ip,
 			     struct ftrace_ops *op,
 			     struct THPNUMA_FTRACE_REGS *fregs);

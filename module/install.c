@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Putting the hook in place and taking it out: each path's caller and
- * each hooked function found, checked and registered with ftrace (a
- * direct call to tramp.S on the allocators, an ftrace_ops on
- * try_to_free_pages()); a refusal named; removal that waits for every
- * fault still in a replacement.
+ * each hooked function found, checked and registered with ftrace (direct
+ * calls to tramp.S on the allocators and the budget's cut points, an
+ * ftrace_ops on try_to_free_pages()); a refusal named; removal that waits
+ * for every fault still in a replacement.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -34,55 +34,72 @@ MODULE_PARM_DESC(test_thp_fault_caller,
 		 "For tests only: filter on this function instead of the kernel's THP fault path");
 
 /*
- * Every anonymous fault calls a hooked allocator, so they take a direct
+ * Every anonymous fault calls a hooked allocator, and every reclaimer the
+ * budget's cut points (each swap-out among them), so they take a direct
  * call to tramp.S: ftrace's own trampoline would save every argument
- * register on each small-page fault (about 35 instructions, half the
- * hook's cost there). The direct call owns the function as an IPMODIFY
+ * register on each call (about 35 instructions, half the hook's cost on
+ * a small-page fault). A direct call owns its function as an IPMODIFY
  * user does: a livepatch or another redirecting user is refused, and
- * refuses us, in either order.
+ * refuses us, in either order. 5.10 registers each function on its own.
  */
-static struct ftrace_ops thpnuma_direct_ops;
-static struct ftrace_ops thpnuma_ops;
+struct direct_call {
+	struct ftrace_ops ops;
+	void (*entry)(void);
+	const char *names;		/* its functions, for errors */
+	unsigned long funcs[NR_HOOKS];
+	unsigned int nr_funcs;
+};
 
 #ifdef THPNUMA_SHMEM_HOOKED_SYMBOL
-#define DIRECT_HOOKED_NAMES \
-	THPNUMA_HOOKED_SYMBOL " or " THPNUMA_SHMEM_HOOKED_SYMBOL
+#define ALLOC_NAMES	THPNUMA_HOOKED_SYMBOL " or " THPNUMA_SHMEM_HOOKED_SYMBOL
 #else
-#define DIRECT_HOOKED_NAMES	THPNUMA_HOOKED_SYMBOL
+#define ALLOC_NAMES	THPNUMA_HOOKED_SYMBOL
 #endif
 
+static struct direct_call alloc_direct = {
+	.entry	= thpnuma_alloc_entry,
+	.names	= ALLOC_NAMES,
+};
+
+static struct direct_call cut_direct = {
+	.entry	= thpnuma_cut_entry,
+	.names	= "shrink_node() or another of the budget's cut points (budget_cut=N leaves them alone)",
+};
+
+static struct ftrace_ops thpnuma_ops;
+
 /*
- * The allocators take a direct call (tramp.S); reclaim's functions, the
- * callback.
+ * The allocators and the cut points take a direct call (tramp.S);
+ * try_to_free_pages(), the callback.
  */
 struct thpnuma_hook thpnuma_hooks[NR_HOOKS] = {
 	[HOOK_ALLOC]		= { .name = THPNUMA_HOOKED_SYMBOL,
-				    .ops = &thpnuma_direct_ops },
+				    .ops = &alloc_direct.ops },
 #ifdef THPNUMA_SHMEM_HOOKED_SYMBOL
 	[HOOK_SHMEM_ALLOC]	= { .name = THPNUMA_SHMEM_HOOKED_SYMBOL,
-				    .ops = &thpnuma_direct_ops },
+				    .ops = &alloc_direct.ops },
 #endif
 	[HOOK_RECLAIM]		= { .name = "try_to_free_pages",
 				    .ops = &thpnuma_ops },
 	[HOOK_SHRINK_NODE]	= { .name = "shrink_node",
-				    .ops = &thpnuma_ops,
+				    .ops = &cut_direct.ops,
 				    .cut_point = true },
 	[HOOK_SHRINK_LRUVEC]	= { .name = "shrink_lruvec",
-				    .ops = &thpnuma_ops,
+				    .ops = &cut_direct.ops,
 				    .cut_point = true },
 	[HOOK_SHRINK_ACTIVE]	= { .name = "shrink_active_list",
-				    .ops = &thpnuma_ops,
+				    .ops = &cut_direct.ops,
 				    .cut_point = true },
 #ifdef THPNUMA_MGLRU_EVICT_SYMBOL
 	[HOOK_EVICT_FOLIOS]	= { .name = THPNUMA_MGLRU_EVICT_SYMBOL,
-				    .ops = &thpnuma_ops,
+				    .ops = &cut_direct.ops,
 				    .cut_point = true },
 	[HOOK_AGING]		= { .name = THPNUMA_MGLRU_AGING_SYMBOL,
-				    .ops = &thpnuma_ops,
+				    .ops = &cut_direct.ops,
 				    .cut_point = true },
 #endif
 	[HOOK_SWAP_OUT]		= { .name = THPNUMA_SWAP_OUT_SYMBOL,
-				    .ops = &thpnuma_ops,
+				    .ops = &cut_direct.ops,
 				    .cut_point = true },
 };
 
@@ -115,10 +132,10 @@ struct thp_path thp_paths[NR_PATHS] = {
 };
 
 /*
- * try_to_free_pages() and the budget's cut points run on reclaim only:
- * a plain callback, without SAVE_REGS where the kernel allows
- * (THPNUMA_FTRACE_FLAGS), and no recursion wrapper, as it cannot recurse:
- * it calls nothing that allocates or reclaims.
+ * try_to_free_pages() runs once per direct reclaim: a plain callback,
+ * without SAVE_REGS where the kernel allows (THPNUMA_FTRACE_FLAGS), and
+ * no recursion wrapper, as it cannot recurse: it calls nothing that
+ * allocates or reclaims.
  */
 static struct ftrace_ops thpnuma_ops = {
 	.func	= thpnuma_ftrace_callback,
@@ -184,7 +201,8 @@ static const char *ipmodify_conflict(void)
 	return conflict;
 }
 
-static void report_register_error(int err, bool direct)
+/* @direct: the direct call that failed; NULL: thpnuma_ops. */
+static void report_register_error(int err, const struct direct_call *direct)
 {
 	const char *conflict;
 
@@ -202,7 +220,7 @@ static void report_register_error(int err, bool direct)
 		 * with the probe above; 5.10's direct calls need ftrace on.
 		 */
 		pr_err("cannot hook %s: another ftrace user calls it directly (a BPF fentry/fexit program?), or ftrace is disabled (sysctl kernel.ftrace_enabled=0)\n",
-		       DIRECT_HOOKED_NAMES);
+		       direct->names);
 	else
 		pr_err("cannot hook: ftrace is disabled (sysctl kernel.ftrace_enabled=0); set kernel.ftrace_enabled=1 and load again\n");
 }
@@ -242,22 +260,30 @@ static void ftrace_unregistered(int err)
 		schedule_timeout_idle(MAX_SCHEDULE_TIMEOUT);
 }
 
-/* The functions that take the direct call (5.10 registers each). */
-static unsigned long direct_funcs[NR_HOOKS];
-static unsigned int nr_direct_funcs;
-
-static int direct_register(void)
+/* An ops with no function in its filter would trace every function. */
+static int direct_register(struct direct_call *direct)
 {
-	return thpnuma_direct_register(&thpnuma_direct_ops,
-				       (unsigned long)thpnuma_alloc_entry,
-				       direct_funcs, nr_direct_funcs);
+	if (!direct->nr_funcs)
+		return 0;
+	return thpnuma_direct_register(&direct->ops,
+				       (unsigned long)direct->entry,
+				       direct->funcs, direct->nr_funcs);
 }
 
-static int direct_unregister(void)
+static int direct_unregister(struct direct_call *direct)
 {
-	return thpnuma_direct_unregister(&thpnuma_direct_ops,
-					 (unsigned long)thpnuma_alloc_entry,
-					 direct_funcs, nr_direct_funcs);
+	if (!direct->nr_funcs)
+		return 0;
+	return thpnuma_direct_unregister(&direct->ops,
+					 (unsigned long)direct->entry,
+					 direct->funcs, direct->nr_funcs);
+}
+
+static void direct_forget(struct direct_call *direct)
+{
+	direct->nr_funcs = 0;
+	/* Drops every filter entry added so far, newest included. */
+	thpnuma_ftrace_free_filter(&direct->ops);
 }
 
 int thpnuma_hooks_install(void)
@@ -290,8 +316,12 @@ int thpnuma_hooks_install(void)
 			       hook->name, err);
 			goto rollback;
 		}
-		if (hook->ops == &thpnuma_direct_ops)
-			direct_funcs[nr_direct_funcs++] = hook->start;
+		if (hook->ops != &thpnuma_ops) {
+			struct direct_call *direct =
+				container_of(hook->ops, struct direct_call, ops);
+
+			direct->funcs[direct->nr_funcs++] = hook->start;
+		}
 	}
 	/*
 	 * A hook that never sees a THP fault must not load: a kernel whose
@@ -313,37 +343,46 @@ int thpnuma_hooks_install(void)
 	}
 	err = register_ftrace_function(&thpnuma_ops);
 	if (err) {
-		report_register_error(err, false);
+		report_register_error(err, NULL);
 		goto rollback;
 	}
-	/*
-	 * The direct call last: from here on faults enter the replacements,
-	 * and only thpnuma_hooks_remove() waits for them to leave.
-	 */
-	thpnuma_module_text(THIS_MODULE, &thpnuma_text_start,
-			    &thpnuma_text_size);
-	err = direct_register();
+	err = direct_register(&cut_direct);
 	if (err) {
 		/* Ours on try_to_free_pages is not the IPMODIFY user to find. */
 		ftrace_unregistered(unregister_ftrace_function(&thpnuma_ops));
-		report_register_error(err, true);
+		report_register_error(err, &cut_direct);
+		goto rollback;
+	}
+	/*
+	 * The allocators' direct call last: from here on faults enter the
+	 * replacements, and only thpnuma_hooks_remove() waits for them to
+	 * leave.
+	 */
+	thpnuma_module_text(THIS_MODULE, &thpnuma_text_start,
+			    &thpnuma_text_size);
+	err = direct_register(&alloc_direct);
+	if (err) {
+		ftrace_unregistered(direct_unregister(&cut_direct) ?:
+				    unregister_ftrace_function(&thpnuma_ops));
+		report_register_error(err, &alloc_direct);
 		goto rollback;
 	}
 	return 0;
 
 rollback:
-	nr_direct_funcs = 0;
-	/* Drops every filter entry added so far, newest included. */
-	thpnuma_ftrace_free_filter(&thpnuma_direct_ops);
+	direct_forget(&alloc_direct);
+	direct_forget(&cut_direct);
 	thpnuma_ftrace_free_filter(&thpnuma_ops);
 	return err;
 }
 
 void thpnuma_hooks_remove(void)
 {
-	ftrace_unregistered(direct_unregister() ?:
+	ftrace_unregistered(direct_unregister(&alloc_direct) ?:
+			    direct_unregister(&cut_direct) ?:
 			    unregister_ftrace_function(&thpnuma_ops));
-	thpnuma_ftrace_free_filter(&thpnuma_direct_ops);
+	direct_forget(&alloc_direct);
+	direct_forget(&cut_direct);
 	thpnuma_ftrace_free_filter(&thpnuma_ops);
 
 	/*

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What tramp.S and C share: the x86_64 struct pt_regs offsets it fills
- * (hook.c checks them at build time) and its entry point.
+ * (hook.c checks them at build time), its entry points and the hooks
+ * they call.
  */
 #ifndef THPNUMA_TRAMP_H
 #define THPNUMA_TRAMP_H
@@ -24,6 +25,9 @@ extern unsigned long thpnuma_text_start, thpnuma_text_size;
 void thpnuma_alloc_entry(void);
 void thpnuma_alloc_hook_regs(struct pt_regs *regs, unsigned long ret_ip,
 			     unsigned long parent_ip);
+void thpnuma_cut_entry(void);
+void thpnuma_cut_hook_regs(struct pt_regs *regs, unsigned long ret_ip,
+			   unsigned long parent_ip);
 #endif
 
 #endif /* THPNUMA_TRAMP_H */

@@ -6,7 +6,7 @@
 . /tests/lib.sh
 . /tests/coexist-lib.sh
 echo always > /sys/kernel/mm/transparent_hugepage/enabled
-tap_plan 122
+tap_plan 134
 
 kprobe_add() { echo "p:thpnuma_test/probe $SYM" >> $T/kprobe_events && echo 1 > $T/events/thpnuma_test/probe/enable; }
 kprobe_del() { echo 0 > $T/events/thpnuma_test/probe/enable; echo "-:thpnuma_test/probe" >> $T/kprobe_events; }

@@ -39,7 +39,7 @@ unloaded_clean() {
 		sh -c "! grep -q thpnuma $T/enabled_functions"
 	# Another user may still trace the function, but nobody modifies its IP.
 	if [ "${2:-}" != owner-present ]; then
-		for _f in $SYM try_to_free_pages; do
+		for _f in $SYM try_to_free_pages shrink_node $SWAP_OUT; do
 			_l=$(hooked_line $_f)
 			check "$1: $_f not IPMODIFY-hooked (${_l:-not listed})" \
 				sh -c "! echo '$_l' | grep -q ' I '"
