@@ -9,7 +9,7 @@
 . /tests/coexist-lib.sh
 echo always > /sys/kernel/mm/transparent_hugepage/enabled
 S=/proc/sys/kernel/ftrace_enabled
-tap_plan 26
+tap_plan 30
 
 # 1. ftrace off first.
 check "kernel.ftrace_enabled starts at 1" test "$(cat $S)" = 1

@@ -1,18 +1,18 @@
 #!/bin/sh
 # The load refuses to do nothing: when the THP fault caller the hook filters
-# on is missing, or does not call the hooked function, insmod fails
+# on is missing, or does not call the hooked function, the load fails
 # (ENOENT, EINVAL), dmesg says what differs, and nothing is left behind.
 # test_thp_fault_caller= stands in for a kernel whose fault path moved.
 . /tests/lib.sh
 . /tests/coexist-lib.sh
 echo always > /sys/kernel/mm/transparent_hugepage/enabled
-tap_plan 27
+tap_plan 33
 
-# insmod's words for the errno: busybox prints ENOENT as "unknown symbol".
-ENOENT_TEXT="unknown symbol in module, or unknown parameter"
+# The errno's words, as thpnuma_load (helpers/modload.c) prints them.
+ENOENT_TEXT="No such file or directory"
 EINVAL_TEXT="Invalid argument"
 
-# failed_with RC OUTPUT TEXT: insmod failed and said TEXT.
+# failed_with RC OUTPUT TEXT: the load failed and said TEXT.
 failed_with() { [ "$1" -ne 0 ] && case $2 in *"$3"*) true ;; *) false ;; esac; }
 
 # refused CALLER ERRNO-TEXT DMESG-TEXT

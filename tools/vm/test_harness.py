@@ -74,6 +74,12 @@ class Plan(unittest.TestCase):
         r = judge(boot("1..59", "ok 1 cgroup v2 # SKIP cannot mount cgroup2", rc=0))
         self.assertNotIn("thp-kinds", r)
 
+    def test_more_results_than_planned_fail_despite_a_skip(self):
+        r = judge(boot("1..2", "ok 1 f.one # SKIP not here", "ok 2 f.two", "ok 3 f.three", rc=0))
+        self.assertEqual("FAIL", r["thp-kinds"].status)
+        self.assertEqual("3 TAP results where its plan (1..2) promised: the test ended early or miscounted",
+                         r["thp-kinds"].detail)
+
     def test_results_as_planned_pass(self):
         r = judge(boot("1..2", "ok 1 f.one", "ok 2 f.two", rc=0))
         self.assertNotIn("thp-kinds", r)

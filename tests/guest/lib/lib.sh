@@ -11,7 +11,8 @@ diag() { echo "# $*"; }
 tap_done() { [ "$_tap_fail" -eq 0 ]; exit $?; }
 
 THPNUMA_DIR=/sys/kernel/debug/thpnuma
-thpnuma_load() { insmod /lib/thpnuma.ko "$@"; }
+# One finit_module(2) call (helpers/modload.c), not busybox's insmod.
+thpnuma_load() { /tests/modload "$@"; }
 thpnuma_unload() { rmmod thpnuma; }
 
 # The stats file's counters, found by their header names (never by column
