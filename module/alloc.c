@@ -77,8 +77,8 @@ static gfp_t cheap_local_gfp(gfp_t gfp)
 
 /*
  * Local attempts with a deadline now; while none has, the cut points
- * return at their entry (tramp.S). Only budget attempts that may reclaim
- * write it.
+ * return at their entry (tramp.S). Only budget attempts that take the
+ * full effort write it.
  */
 atomic_t thpnuma_budget_deadlines = ATOMIC_INIT(0);
 

@@ -339,8 +339,7 @@ static inline void thpnuma_ftrace_free_filter(struct ftrace_ops *ops)
 #endif
 
 /*
- * The allocators' direct call (tramp.S), on every function in @ops'
- * filter. 6.5 gave register_ftrace_direct() an ops, as 6.1's _multi
+ * A direct call (tramp.S), on every function in @ops' filter. 6.5 gave register_ftrace_direct() an ops, as 6.1's _multi
  * variant; 5.10 takes one function at a time, by address (before IBT,
  * its fentry site is its first instruction).
  */

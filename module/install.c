@@ -260,7 +260,7 @@ static void ftrace_unregistered(int err)
 		schedule_timeout_idle(MAX_SCHEDULE_TIMEOUT);
 }
 
-/* An ops with no function in its filter would trace every function. */
+/* With budget_cut=N the cut points' call has no function to take. */
 static int direct_register(struct direct_call *direct)
 {
 	if (!direct->nr_funcs)

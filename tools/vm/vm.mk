@@ -55,9 +55,11 @@ demo: deps-demo
 	python3 $(TOP)/tools/vm/demo.py $(DEMO_KERNEL)
 
 demo-initramfs: .cache/kernels/$(DEMO_KERNEL)/boot/vmlinuz-$(DEMO_KERNEL) \
-		$(DEMO)/$(DEMO_KERNEL)/lib/thpnuma.ko $(GUEST_BIN)/thp-demo $(THPNUMACTL)
+		$(DEMO)/$(DEMO_KERNEL)/lib/thpnuma.ko $(GUEST_BIN)/thp-demo $(GUEST_BIN)/modload \
+		$(THPNUMACTL)
 	rm -rf $(DEMO)/bin && mkdir -p $(DEMO)/bin $(DEMO)/$(DEMO_KERNEL)
-	cp $(GUEST)/demo.sh $(GUEST)/lib/lib.sh $(GUEST_BIN)/thp-demo $(THPNUMACTL) $(DEMO)/bin/
+	cp $(GUEST)/demo.sh $(GUEST)/lib/lib.sh $(GUEST_BIN)/thp-demo $(GUEST_BIN)/modload \
+		$(THPNUMACTL) $(DEMO)/bin/
 	$(TOP)/tools/vm/mkinitramfs.sh $(DEMO_KERNEL) $(DEMO)/$(DEMO_KERNEL)/lib $(DEMO)/bin \
 		$(DEMO)/$(DEMO_KERNEL)/initramfs.cpio
 
@@ -68,7 +70,8 @@ TRACE_DEMO := $(BUILD)/trace-demo
 # thp-swapstorm from its own rule (workloads.mk): build/guest-bin only
 # gets a copy when the guest programs are built.
 TRACE_DEMO_BIN := $(GUEST)/trace-demo.sh $(GUEST)/lib/lib.sh \
-	$(GUEST_BIN)/thp-touch $(BUILD)/workloads/thp-swapstorm $(THPNUMACTL)
+	$(GUEST_BIN)/thp-touch $(GUEST_BIN)/modload $(BUILD)/workloads/thp-swapstorm \
+	$(THPNUMACTL)
 
 trace-demo:
 	$(TOP)/tools/build/install-deps.sh trace $(DEMO_KERNEL)
