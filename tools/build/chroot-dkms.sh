@@ -18,6 +18,8 @@ cp -r "$top/Kbuild" "$top/Makefile" "$top/version.mk" "$top/kernels.mk" \
 cp -r "$top/tests/dkms" "$root$work/tests/"
 mount -t proc proc "$root/proc"
 trap 'umount "$root/proc"; rm -rf "$root$work"' EXIT
+# A killed run must unmount too: an rm -rf of the tree would walk /proc.
+trap 'exit 1' HUP INT TERM
 chroot "$root" "$work/tests/dkms/check-dkms.sh" --here "$@" || rc=$?
 # A suite whose dkms is of another major version than this machine's
 # (bullseye's 2.8) builds with this machine's dkms too: dkms.conf must

@@ -23,8 +23,10 @@ rm -rf "$root$work" && mkdir -p "$root$work"
 cp -a "$dir/." "$root$work/"
 mount -t proc proc "$root/proc"
 trap 'umount "$root/proc"' EXIT
+# A killed build must unmount too: an rm -rf of the tree would walk /proc.
+trap 'exit 1' HUP INT TERM
 chroot "$root" make -C "$hdr" M="$work" "$@"
 umount "$root/proc"
-trap - EXIT
+trap - EXIT HUP INT TERM
 cp -a "$root$work/." "$dir/"
 rm -rf "$root$work"
