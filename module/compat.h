@@ -339,9 +339,10 @@ static inline void thpnuma_ftrace_free_filter(struct ftrace_ops *ops)
 #endif
 
 /*
- * A direct call (tramp.S), on every function in @ops' filter. 6.5 gave register_ftrace_direct() an ops, as 6.1's _multi
- * variant; 5.10 takes one function at a time, by address (before IBT,
- * its fentry site is its first instruction).
+ * A direct call (tramp.S), on every function in @ops' filter. 6.5 gave
+ * register_ftrace_direct() an ops, as 6.1's _multi variant; 5.10 takes
+ * one function at a time, by address (before IBT, its fentry site is its
+ * first instruction).
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 11, 0)
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)

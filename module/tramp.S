@@ -22,8 +22,8 @@
 #endif
 #include "tramp.h"
 
-/* Its address is passed around: objtool wants one, if unused. */
 .macro DIRECT_ENTRY
+	/* Its address is passed around: objtool wants one, if unused. */
 	ENDBR
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
 	/* Reached by a call that no call thunk accounted. */

@@ -54,12 +54,14 @@ demo: deps-demo
 	$(MAKE) -f $(TOP)/Makefile demo-initramfs
 	python3 $(TOP)/tools/vm/demo.py $(DEMO_KERNEL)
 
+# What the demo's initramfs carries in /tests, as TRACE_DEMO_BIN below.
+DEMO_BIN := $(GUEST)/demo.sh $(GUEST)/lib/lib.sh $(GUEST_BIN)/thp-demo \
+	$(GUEST_BIN)/modload $(THPNUMACTL)
+
 demo-initramfs: .cache/kernels/$(DEMO_KERNEL)/boot/vmlinuz-$(DEMO_KERNEL) \
-		$(DEMO)/$(DEMO_KERNEL)/lib/thpnuma.ko $(GUEST_BIN)/thp-demo $(GUEST_BIN)/modload \
-		$(THPNUMACTL)
+		$(DEMO)/$(DEMO_KERNEL)/lib/thpnuma.ko $(filter-out $(GUEST)/%,$(DEMO_BIN))
 	rm -rf $(DEMO)/bin && mkdir -p $(DEMO)/bin $(DEMO)/$(DEMO_KERNEL)
-	cp $(GUEST)/demo.sh $(GUEST)/lib/lib.sh $(GUEST_BIN)/thp-demo $(GUEST_BIN)/modload \
-		$(THPNUMACTL) $(DEMO)/bin/
+	cp $(DEMO_BIN) $(DEMO)/bin/
 	$(TOP)/tools/vm/mkinitramfs.sh $(DEMO_KERNEL) $(DEMO)/$(DEMO_KERNEL)/lib $(DEMO)/bin \
 		$(DEMO)/$(DEMO_KERNEL)/initramfs.cpio
 
